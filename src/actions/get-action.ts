@@ -1,0 +1,19 @@
+import { ApiError } from '../errors/api-error.js';
+import { bindSelection } from '../plan/bind-selection.js';
+import { bindSort } from '../plan/bind-sort.js';
+import type { Collection } from '../schema/collection.js';
+import { selectRows } from '../sql/select-rows.js';
+import { json, type ActionContext, type ActionResult } from './action-context.js';
+import { bindTarget, requireTarget } from './target-filter.js';
+
+export async function getAction(ctx: ActionContext, collection: Collection): Promise<ActionResult> {
+  const { params } = ctx.request;
+  const target = bindTarget(ctx.request, collection);
+  if (target.keys !== undefined && target.keys.length !== 1) throw new ApiError('KEY_INVALID', 'get takes exactly one key');
+  requireTarget(target);
+  const select = bindSelection(collection, params.fields, params.except);
+  const order = bindSort(collection, params.sort);
+  const [row] = await selectRows(ctx.database.db, ctx.database.dialect, { collection, where: target.where, select, order, limit: 1 });
+  if (row === undefined) throw new ApiError('RECORD_NOT_FOUND', `no ${collection.name} record matches`);
+  return json({ data: collection.decode(row, select) });
+}

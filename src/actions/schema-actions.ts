@@ -1,0 +1,83 @@
+import { ApiError } from '../errors/api-error.js';
+import type { CollectionDef, FieldDef } from '../schema/types.js';
+import { json, type ActionContext, type ActionResult } from './action-context.js';
+
+/** Schema lists are small (the definitions are in memory); they page like any list. */
+function page<T>(ctx: ActionContext, items: T[]): ActionResult {
+  const { page: p, pageSize, paginate } = ctx.request.params;
+  if (!paginate) return json({ data: items });
+  const count = items.length;
+  return json({ data: items.slice((p - 1) * pageSize, p * pageSize), meta: { count, page: p, pageSize, totalPage: Math.ceil(count / pageSize) } });
+}
+
+function singleKey(ctx: ActionContext, what: string): string {
+  const keys = ctx.request.keys;
+  if (keys === undefined) throw new ApiError('KEY_REQUIRED', `name the ${what} (path or filterByTk)`);
+  if (Array.isArray(keys)) {
+    if (keys.length !== 1) throw new ApiError('KEY_INVALID', `name exactly one ${what}`);
+    return String(keys[0]);
+  }
+  return String(keys);
+}
+
+function keysOf(ctx: ActionContext): Set<string> | undefined {
+  const keys = ctx.request.keys;
+  if (keys === undefined) return undefined;
+  return new Set((Array.isArray(keys) ? keys : [keys]).map(String));
+}
+
+function findCollection(ctx: ActionContext, name: string): CollectionDef {
+  const collection = ctx.schema.snapshot.get(name);
+  if (collection === undefined) throw new ApiError('COLLECTION_NOT_FOUND', `collection ${name} does not exist`);
+  return collection.def;
+}
+
+export const collectionsActions = {
+  list: async (ctx: ActionContext) => {
+    const keys = keysOf(ctx);
+    const defs = ctx.schema.snapshot.defs.filter((def) => keys === undefined || keys.has(def.name));
+    return page(ctx, defs);
+  },
+  get: async (ctx: ActionContext) => json({ data: findCollection(ctx, singleKey(ctx, 'collection')) }),
+  create: async (ctx: ActionContext) => {
+    const def = await ctx.schema.createCollection(ctx.request.body);
+    return json({ data: def }, 201, { location: ctx.itemUrl('collections', def.name) });
+  },
+  update: async (ctx: ActionContext) => json({ data: await ctx.schema.updateCollection(singleKey(ctx, 'collection'), ctx.request.body ?? {}) }),
+  destroy: async (ctx: ActionContext) => {
+    await ctx.schema.dropCollection(singleKey(ctx, 'collection'));
+    return json({ data: 1 });
+  },
+} satisfies Record<string, (ctx: ActionContext) => Promise<ActionResult>>;
+
+function sourceName(ctx: ActionContext): string {
+  return ctx.request.path.sourceKey!;
+}
+
+function findField(ctx: ActionContext): FieldDef {
+  const name = singleKey(ctx, 'field');
+  const field = findCollection(ctx, sourceName(ctx)).fields.find((candidate) => candidate.name === name);
+  if (field === undefined) throw new ApiError('FIELD_NOT_FOUND', `field ${name} does not exist in ${sourceName(ctx)}`);
+  return field;
+}
+
+export const fieldsActions = {
+  list: async (ctx: ActionContext) => {
+    const keys = keysOf(ctx);
+    return page(ctx, findCollection(ctx, sourceName(ctx)).fields.filter((field) => keys === undefined || keys.has(field.name)));
+  },
+  get: async (ctx: ActionContext) => json({ data: findField(ctx) }),
+  create: async (ctx: ActionContext) => {
+    const field = await ctx.schema.createField(sourceName(ctx), ctx.request.body);
+    return json({ data: field }, 201, { location: `${ctx.itemUrl('collections', sourceName(ctx))}/fields/${encodeURIComponent(field.name)}` });
+  },
+  update: async (ctx: ActionContext) => {
+    findField(ctx);
+    return json({ data: await ctx.schema.updateField(sourceName(ctx), singleKey(ctx, 'field'), ctx.request.body ?? {}) });
+  },
+  destroy: async (ctx: ActionContext) => {
+    findField(ctx);
+    await ctx.schema.dropField(sourceName(ctx), singleKey(ctx, 'field'));
+    return json({ data: 1 });
+  },
+} satisfies Record<string, (ctx: ActionContext) => Promise<ActionResult>>;

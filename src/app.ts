@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import qs from 'qs';
+import type { ActionResult } from './actions/action-context.js';
+import { resolveAction } from './actions/action-registry.js';
+import type { Config } from './config/config.js';
+import { openDatabase, type Database } from './db/database.js';
+import { ApiError } from './errors/api-error.js';
+import { toApiError } from './http/error-body.js';
+import { checkMethod, restAction } from './http/method-rules.js';
+import { parseResourcePath } from './http/resource-path.js';
+import { mergeKeys, type ApiRequest } from './request/api-request.js';
+import { parseQueryParams } from './request/query-params.js';
+import { SchemaManager } from './schema/schema-manager.js';
+
+export interface BuiltApp {
+  app: FastifyInstance;
+  database: Database;
+  schema: SchemaManager;
+  /** Stops schema polling, finishes in-flight requests, closes the pool. */
+  close(): Promise<void>;
+}
+
+/** qs settings that read the NocoBase SDK's serialisation (brackets arrays, strict nulls). */
+const QS_OPTIONS = { strictNullHandling: true, arrayLimit: 1000, depth: 10, parameterLimit: 2000 } as const;
+const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/** The composition root: the only module that sees every other one. */
+export async function buildApp(config: Config): Promise<BuiltApp> {
+  const app = Fastify({
+    logger: { level: config.logLevel },
+    bodyLimit: config.bodyLimit,
+    routerOptions: { querystringParser: (text: string) => qs.parse(text, QS_OPTIONS) },
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    return503OnClosing: true,
+  });
+  const database = await openDatabase(config.database);
+  const schema = new SchemaManager(database, app.log);
+  try {
+    await schema.init();
+    if (config.schemaFile !== undefined) {
+      const text = await readFile(config.schemaFile, 'utf8');
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw new Error(`CORRAL_SCHEMA: ${config.schemaFile} is not valid JSON`);
+      }
+      await schema.applySchemaFile(parsed).catch((error: unknown) => {
+        throw new Error(`CORRAL_SCHEMA: ${error instanceof ApiError ? error.message : String(error)}`);
+      });
+    }
+  } catch (error) {
+    await database.close().catch(() => undefined);
+    throw error;
+  }
+  schema.startPolling(config.schemaPollMs);
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new ApiError('BODY_INVALID_JSON'), undefined);
+    }
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const apiError = toApiError(error, database.dialect, request.id);
+    if (apiError.status >= 500) request.log.error({ err: apiError.cause ?? error }, apiError.message);
+    else if (apiError.cause !== undefined) request.log.info({ err: apiError.cause }, apiError.message);
+    void reply.status(apiError.status).headers(apiError.headers).send({ errors: apiError.entries });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    void reply.status(404).send({ errors: new ApiError('ROUTE_NOT_FOUND', `no route for ${request.method} ${request.url.split('?')[0]}`).entries });
+  });
+
+  app.get('/healthz', async () => ({ data: { status: 'ok' } }));
+  app.get('/readyz', async () => {
+    try {
+      await database.ping();
+    } catch (error) {
+      throw new ApiError('DATABASE_UNAVAILABLE', undefined, { cause: error });
+    }
+    return { data: { status: 'ready', dialect: database.dialect } };
+  });
+
+  const prefix = config.apiPrefix;
+  const itemUrl = (collection: string, key: unknown): string => `${prefix}/${collection}/${encodeURIComponent(String(key))}`;
+
+  const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+    const rawPath = request.url.split('?', 1)[0]!.slice(prefix.length + 1);
+    const path = parseResourcePath(rawPath);
+    if (path === undefined) throw new ApiError('ROUTE_NOT_FOUND', `no route for ${request.method} ${prefix}/${rawPath}`);
+    const snapshot = schema.snapshot;
+    const actionName = path.action ?? restAction(request.method, path.key !== undefined);
+    const action = resolveAction(path, actionName, snapshot);
+    checkMethod(action.kind, request.method);
+    const params = parseQueryParams((request.query ?? {}) as Record<string, unknown>);
+    const keys = mergeKeys(path.key, params.filterByTk);
+    const apiRequest: ApiRequest = {
+      id: request.id,
+      method: request.method,
+      path,
+      action: action.name,
+      ...(keys === undefined ? {} : { keys }),
+      params,
+      body: request.body,
+    };
+    const result: ActionResult = await action.run({ request: apiRequest, database, schema, snapshot, log: request.log, itemUrl });
+    reply.status(result.status);
+    if (result.kind === 'stream') return reply.type('application/json; charset=utf-8').send(result.stream);
+    if (result.headers !== undefined) reply.headers(result.headers);
+    return result.body;
+  };
+  app.route({ method: [...ALL_METHODS], url: `${prefix}/*`, handler: handle });
+
+  let closed = false;
+  return {
+    app,
+    database,
+    schema,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      schema.stopPolling();
+      await app.close();
+      await database.close();
+    },
+  };
+}

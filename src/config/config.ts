@@ -1,0 +1,37 @@
+/** Typed configuration. `load-config.ts` builds it from env and flags. */
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export type DatabaseConfig =
+  | { dialect: 'sqlite'; /** a file path, or ':memory:' */ file: string }
+  | { dialect: 'postgres'; url: string; poolSize: number }
+  | { dialect: 'mysql'; url: string; poolSize: number };
+
+export interface Config {
+  port: number;
+  host: string;
+  database: DatabaseConfig;
+  /** Path of a schema file applied idempotently at start. */
+  schemaFile?: string;
+  logLevel: LogLevel;
+  /** Largest accepted request body, in bytes. */
+  bodyLimit: number;
+  /** Path prefix of the API, '/api' by default. */
+  apiPrefix: string;
+  /** How long a SIGTERM waits for in-flight requests before closing anyway. */
+  shutdownTimeoutMs: number;
+  /** How often a node checks whether another node changed the schema. */
+  schemaPollMs: number;
+}
+
+export const DEFAULT_CONFIG = {
+  port: 13000,
+  host: '127.0.0.1',
+  databaseUrl: 'sqlite:./storage/corral.sqlite',
+  logLevel: 'info',
+  bodyLimit: 1024 * 1024,
+  apiPrefix: '/api',
+  shutdownTimeoutMs: 10_000,
+  schemaPollMs: 500,
+  poolSize: 10,
+} as const;

@@ -1,0 +1,275 @@
+/**
+ * Builds the typed `Config` from the command line and the environment (pure: no I/O).
+ *
+ * Command line: `corral [start|help|version] [--port N] [--host H] [--database URL] [--schema FILE]`,
+ * each flag as `--flag value` or `--flag=value`; `--help`/`-h` and `--version` are accepted too.
+ * Flags beat env, env beats defaults; an empty env value counts as unset. Every bad value throws a
+ * `ConfigError` whose one-line message names the setting as the user wrote it (flag or env name).
+ */
+import type { Config, DatabaseConfig, LogLevel } from './config.js';
+import { DEFAULT_CONFIG } from './config.js';
+import { ConfigError } from './config-error.js';
+
+export type Command = 'start' | 'help' | 'version';
+
+export interface LoadedConfig {
+  command: Command;
+  config: Config;
+}
+
+export const PORT_MIN = 0;
+export const PORT_MAX = 65_535;
+export const BODY_LIMIT_MIN = 1024; // 1 KiB
+export const BODY_LIMIT_MAX = 1024 ** 3; // 1 GiB
+export const POOL_SIZE_MIN = 1;
+export const POOL_SIZE_MAX = 100;
+export const SHUTDOWN_TIMEOUT_MS_MIN = 1;
+export const SHUTDOWN_TIMEOUT_MS_MAX = 600_000; // 10 minutes
+export const SCHEMA_POLL_MS_MIN = 50;
+export const SCHEMA_POLL_MS_MAX = 60_000;
+
+/** Env names of every setting; flags map onto some of them. */
+type Setting =
+  | 'PORT'
+  | 'HOST'
+  | 'DATABASE_URL'
+  | 'CORRAL_SCHEMA'
+  | 'LOG_LEVEL'
+  | 'CORRAL_BODY_LIMIT'
+  | 'CORRAL_API_PREFIX'
+  | 'CORRAL_DB_POOL_SIZE'
+  | 'CORRAL_SHUTDOWN_TIMEOUT_MS'
+  | 'CORRAL_SCHEMA_POLL_MS';
+
+const FLAGS: ReadonlyMap<string, Setting> = new Map<string, Setting>([
+  ['--port', 'PORT'],
+  ['--host', 'HOST'],
+  ['--database', 'DATABASE_URL'],
+  ['--schema', 'CORRAL_SCHEMA'],
+]);
+
+const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
+  ['start', 'start'],
+  ['help', 'help'],
+  ['version', 'version'],
+]);
+
+const COMMAND_FLAGS: ReadonlyMap<string, Command> = new Map<string, Command>([
+  ['--help', 'help'],
+  ['-h', 'help'],
+  ['--version', 'version'],
+]);
+
+const LOG_LEVELS: Record<LogLevel, true> = {
+  fatal: true,
+  error: true,
+  warn: true,
+  info: true,
+  debug: true,
+  trace: true,
+  silent: true,
+};
+
+const BODY_LIMIT_UNITS: Record<string, number> = { '': 1, kb: 1024, mb: 1024 * 1024 };
+
+/** A raw setting value and the name to blame in an error (the flag, or the env var). */
+interface Raw {
+  value: string;
+  name: string;
+}
+
+type Lookup = (setting: Setting) => Raw | undefined;
+
+export function loadConfig(argv: string[], env: Record<string, string | undefined>): LoadedConfig {
+  const { command, flags } = parseArgv(argv);
+  // help and version must work even when the environment holds a bad value.
+  if (command !== 'start') return { command, config: buildConfig(() => undefined) };
+  return {
+    command,
+    config: buildConfig((setting) => {
+      const flag = flags.get(setting);
+      if (flag !== undefined) return flag;
+      const value = env[setting];
+      return value === undefined || value === '' ? undefined : { value, name: setting };
+    }),
+  };
+}
+
+function parseArgv(argv: string[]): { command: Command; flags: Map<Setting, Raw> } {
+  const flags = new Map<Setting, Raw>();
+  let positional: Command | undefined;
+  let fromFlag: Command | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (!arg.startsWith('-')) {
+      const command = COMMANDS.get(arg);
+      if (command === undefined) {
+        throw new ConfigError(`unknown command ${quote(arg)} (expected start, help or version)`);
+      }
+      if (positional !== undefined) throw new ConfigError(`unexpected argument ${quote(arg)}`);
+      positional = command;
+      continue;
+    }
+    const commandFlag = COMMAND_FLAGS.get(arg);
+    if (commandFlag !== undefined) {
+      // --help wins over --version, and both win over a positional command.
+      if (fromFlag !== 'help') fromFlag = commandFlag;
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const name = eq === -1 ? arg : arg.slice(0, eq);
+    const setting = FLAGS.get(name);
+    if (setting === undefined) {
+      throw new ConfigError(`unknown option ${quote(name)} (see "corral help")`);
+    }
+    let value: string | undefined;
+    if (eq !== -1) {
+      value = arg.slice(eq + 1);
+    } else {
+      value = argv[i + 1];
+      if (value === undefined || value.startsWith('--')) throw new ConfigError(`${name} needs a value`);
+      i++;
+    }
+    if (value === '') throw new ConfigError(`${name} must not be empty`);
+    // A repeated flag: the last one wins, like most CLIs.
+    flags.set(setting, { value, name });
+  }
+  return { command: fromFlag ?? positional ?? 'start', flags };
+}
+
+function buildConfig(lookup: Lookup): Config {
+  const poolSize = integer(lookup('CORRAL_DB_POOL_SIZE'), DEFAULT_CONFIG.poolSize, POOL_SIZE_MIN, POOL_SIZE_MAX);
+  const config: Config = {
+    port: integer(lookup('PORT'), DEFAULT_CONFIG.port, PORT_MIN, PORT_MAX),
+    host: host(lookup('HOST')),
+    database: database(lookup('DATABASE_URL') ?? { value: DEFAULT_CONFIG.databaseUrl, name: 'DATABASE_URL' }, poolSize),
+    logLevel: logLevel(lookup('LOG_LEVEL')),
+    bodyLimit: bodyLimit(lookup('CORRAL_BODY_LIMIT')),
+    apiPrefix: apiPrefix(lookup('CORRAL_API_PREFIX')),
+    shutdownTimeoutMs: integer(
+      lookup('CORRAL_SHUTDOWN_TIMEOUT_MS'),
+      DEFAULT_CONFIG.shutdownTimeoutMs,
+      SHUTDOWN_TIMEOUT_MS_MIN,
+      SHUTDOWN_TIMEOUT_MS_MAX,
+    ),
+    schemaPollMs: integer(
+      lookup('CORRAL_SCHEMA_POLL_MS'),
+      DEFAULT_CONFIG.schemaPollMs,
+      SCHEMA_POLL_MS_MIN,
+      SCHEMA_POLL_MS_MAX,
+    ),
+  };
+  const schema = lookup('CORRAL_SCHEMA');
+  if (schema !== undefined) config.schemaFile = schema.value;
+  return config;
+}
+
+function integer(raw: Raw | undefined, fallback: number, min: number, max: number): number {
+  if (raw === undefined) return fallback;
+  // Decimal digits only: no sign, exponent, hex or surrounding spaces.
+  const n = /^\d+$/.test(raw.value) ? Number(raw.value) : Number.NaN;
+  if (!(n >= min && n <= max)) {
+    throw new ConfigError(`${raw.name} must be an integer from ${min} to ${max} (got ${quote(raw.value)})`);
+  }
+  return n;
+}
+
+function host(raw: Raw | undefined): string {
+  if (raw === undefined) return DEFAULT_CONFIG.host;
+  if (!/^[^\s/]+$/.test(raw.value)) {
+    throw new ConfigError(`${raw.name} must be a host name or IP address (got ${quote(raw.value)})`);
+  }
+  return raw.value;
+}
+
+/**
+ * Accepted: `sqlite:<path>`, `sqlite://<path>` (so `sqlite:///abs/file.db` is absolute),
+ * `sqlite::memory:`, `postgres://…`, `postgresql://…`, `mysql://…`, `mariadb://…` (scheme
+ * case-insensitive). A SQLite path is taken literally (no percent-decoding). A mariadb URL is
+ * rewritten to `mysql://…` so mysql2 accepts it. Error messages never show a password.
+ */
+function database(raw: Raw, poolSize: number): DatabaseConfig {
+  const { value, name } = raw;
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(value)?.[1]?.toLowerCase();
+  const rest = scheme === undefined ? value : value.slice(scheme.length + 1);
+  switch (scheme) {
+    case 'sqlite': {
+      const file = rest.startsWith('//') ? rest.slice(2) : rest;
+      if (file === '') {
+        throw new ConfigError(`${name} needs a file path after "sqlite:" (or use sqlite::memory:)`);
+      }
+      return { dialect: 'sqlite', file };
+    }
+    case 'postgres':
+    case 'postgresql':
+      return { dialect: 'postgres', url: networkUrl(raw, value, rest), poolSize };
+    case 'mysql':
+    case 'mariadb':
+      return { dialect: 'mysql', url: networkUrl(raw, `mysql:${rest}`, rest), poolSize };
+    default:
+      throw new ConfigError(
+        `${name} must start with sqlite:, postgres://, postgresql://, mysql:// or mariadb:// (got ${quote(redact(value))})`,
+      );
+  }
+}
+
+function networkUrl(raw: Raw, url: string, rest: string): string {
+  if (!rest.startsWith('//')) {
+    throw new ConfigError(`${raw.name} must be a URL like scheme://user:password@host:port/database (got ${quote(redact(raw.value))})`);
+  }
+  try {
+    new URL(url);
+  } catch {
+    throw new ConfigError(`${raw.name} is not a valid URL (got ${quote(redact(raw.value))})`);
+  }
+  return url;
+}
+
+function logLevel(raw: Raw | undefined): LogLevel {
+  if (raw === undefined) return DEFAULT_CONFIG.logLevel;
+  const level = raw.value.toLowerCase();
+  if (!Object.hasOwn(LOG_LEVELS, level)) {
+    throw new ConfigError(`${raw.name} must be one of ${Object.keys(LOG_LEVELS).join(', ')} (got ${quote(raw.value)})`);
+  }
+  return level as LogLevel;
+}
+
+/** Bytes as an integer, or with a `kb`/`mb` unit (binary: 1kb = 1024 bytes), case-insensitive. */
+function bodyLimit(raw: Raw | undefined): number {
+  if (raw === undefined) return DEFAULT_CONFIG.bodyLimit;
+  const match = /^(\d+)(kb|mb)?$/i.exec(raw.value);
+  const bytes = match ? Number(match[1]) * (BODY_LIMIT_UNITS[(match[2] ?? '').toLowerCase()] ?? Number.NaN) : Number.NaN;
+  if (!(bytes >= BODY_LIMIT_MIN && bytes <= BODY_LIMIT_MAX)) {
+    throw new ConfigError(
+      `${raw.name} must be a size from 1kb to 1024mb, as bytes or with a kb/mb unit (got ${quote(raw.value)})`,
+    );
+  }
+  return bytes;
+}
+
+/** `/seg` or `/seg/seg…`; segments of unreserved URL characters, so the prefix needs no escaping. */
+function apiPrefix(raw: Raw | undefined): string {
+  if (raw === undefined) return DEFAULT_CONFIG.apiPrefix;
+  const segments = raw.value.split('/').slice(1);
+  const ok =
+    raw.value.startsWith('/') &&
+    segments.every((segment) => /^[A-Za-z0-9._~-]+$/.test(segment) && !/^\.+$/.test(segment));
+  if (!ok) {
+    throw new ConfigError(
+      `${raw.name} must start with "/", not end with "/", and use only letters, digits and . _ ~ - in its segments (got ${quote(raw.value)})`,
+    );
+  }
+  return raw.value;
+}
+
+/** Hides the password of a connection URL, even one that does not parse. */
+function redact(value: string): string {
+  // Greedy up to the last '@': a password may itself contain '@' or '/'.
+  return value.replace(/^([^:/]*:\/\/[^:/@]*):.*@/, '$1:***@');
+}
+
+/** JSON quoting keeps the message on one line; long values are cut. */
+function quote(value: string): string {
+  const max = 80;
+  return JSON.stringify(value.length > max ? `${value.slice(0, max)}…` : value);
+}

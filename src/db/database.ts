@@ -1,0 +1,96 @@
+import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Dialect as KyselyDialect } from 'kysely';
+import type { DatabaseConfig } from '../config/config.js';
+import type { Dialect } from '../schema/types.js';
+
+/**
+ * Tables are defined at run time, so the query builder is typed loosely here and only here:
+ * every name that reaches it has passed the schema allowlist first.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type DynamicDb = Record<string, any>;
+export type Db = Kysely<DynamicDb>;
+
+export interface Database {
+  readonly db: Db;
+  readonly dialect: Dialect;
+  /** Checks that the database answers (for /readyz). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** SQLite settings for a server: see docs/configuration.md#sqlite. */
+export const SQLITE_PRAGMAS = [
+  'journal_mode = WAL',
+  'synchronous = NORMAL',
+  'busy_timeout = 5000',
+  'foreign_keys = ON',
+  'cache_size = -16000',
+  'temp_store = MEMORY',
+] as const;
+
+export async function openDatabase(config: DatabaseConfig): Promise<Database> {
+  const { dialect, kyselyDialect } = await makeDialect(config);
+  const db = new Kysely<DynamicDb>({ dialect: kyselyDialect });
+  return {
+    db,
+    dialect,
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+async function makeDialect(config: DatabaseConfig): Promise<{ dialect: Dialect; kyselyDialect: KyselyDialect }> {
+  switch (config.dialect) {
+    case 'sqlite': {
+      const { default: SqliteDatabase } = await import('better-sqlite3');
+      if (config.file !== ':memory:') {
+        const { mkdirSync } = await import('node:fs');
+        const { dirname } = await import('node:path');
+        mkdirSync(dirname(config.file), { recursive: true });
+      }
+      const database = new SqliteDatabase(config.file);
+      for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
+      // Integers come back as bigint so 64-bit values are exact; field types decode them.
+      database.defaultSafeIntegers(true);
+      return { dialect: 'sqlite', kyselyDialect: new SqliteDialect({ database }) };
+    }
+    case 'postgres': {
+      const { default: pg } = await import('pg');
+      const { default: Cursor } = await import('pg-cursor');
+      const DATE_OID = 1082;
+      const pool = new pg.Pool({
+        connectionString: config.url,
+        max: config.poolSize,
+        // dateOnly stays 'YYYY-MM-DD' instead of a local-time Date.
+        types: {
+          getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+            oid === DATE_OID ? (value: string) => value : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+        },
+      });
+      // An idle client losing its connection must not crash the process.
+      pool.on('error', () => undefined);
+      return { dialect: 'postgres', kyselyDialect: new PostgresDialect({ pool, cursor: Cursor }) };
+    }
+    case 'mysql': {
+      const mysql = await import('mysql2');
+      const pool = mysql.createPool({
+        uri: config.url,
+        connectionLimit: config.poolSize,
+        charset: 'utf8mb4',
+        timezone: 'Z',
+        dateStrings: true,
+        supportBigNumbers: true,
+        bigNumberStrings: true,
+      });
+      // Every connection speaks UTC and refuses silent truncation; the pool runs this before any other query.
+      pool.on('connection', (connection) => {
+        connection.query(
+          "set session time_zone = '+00:00', sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_DATE,NO_ZERO_IN_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'",
+        );
+      });
+      return { dialect: 'mysql', kyselyDialect: new MysqlDialect({ pool }) };
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import type { Dialect } from '../schema/types.js';
+
+export type DriverErrorKind = 'unique' | 'notNull' | 'foreignKey' | 'range' | 'unavailable' | 'other';
+
+export interface ClassifiedError {
+  kind: DriverErrorKind;
+  /** Column name (unique on SQLite/PostgreSQL) or index name (unique on MySQL), when the driver says. */
+  subject?: string;
+}
+
+const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'PROTOCOL_CONNECTION_LOST', '57P01', '57P03', '53300']);
+
+interface DriverErrorShape {
+  code?: unknown;
+  errno?: unknown;
+  message?: unknown;
+  detail?: unknown;
+  column?: unknown;
+}
+
+/** Maps a driver error to what it means for the client; the raw error is logged by the caller. */
+export function classifyDriverError(error: unknown, dialect: Dialect): ClassifiedError {
+  if (typeof error !== 'object' || error === null) return { kind: 'other' };
+  const e = error as DriverErrorShape;
+  const code = typeof e.code === 'string' ? e.code : '';
+  const message = typeof e.message === 'string' ? e.message : '';
+  if (UNAVAILABLE.has(code)) return { kind: 'unavailable' };
+  if (dialect === 'sqlite') {
+    if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+      const column = /failed: [^.]+\.([^,\s]+)/.exec(message)?.[1];
+      return column === undefined ? { kind: 'unique' } : { kind: 'unique', subject: column };
+    }
+    if (code === 'SQLITE_CONSTRAINT_NOTNULL') return { kind: 'notNull', subject: /failed: [^.]+\.(\S+)/.exec(message)?.[1] };
+    if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return { kind: 'foreignKey' };
+    if (code === 'SQLITE_BUSY' || code === 'SQLITE_CANTOPEN') return { kind: 'unavailable' };
+    return { kind: 'other' };
+  }
+  if (dialect === 'postgres') {
+    if (code === '23505') {
+      const column = typeof e.detail === 'string' ? /^Key \(([^)]+)\)=/.exec(e.detail)?.[1] : undefined;
+      return column === undefined ? { kind: 'unique' } : { kind: 'unique', subject: column.replace(/^"|"$/g, '') };
+    }
+    if (code === '23502') return { kind: 'notNull', subject: typeof e.column === 'string' ? e.column : undefined };
+    if (code === '23503') return { kind: 'foreignKey' };
+    if (code === '22003' || code === '22001' || code === '22007' || code === '22008' || code === '22P02') return { kind: 'range' };
+    if (code.startsWith('08')) return { kind: 'unavailable' };
+    return { kind: 'other' };
+  }
+  const errno = typeof e.errno === 'number' ? e.errno : 0;
+  if (errno === 1062) return { kind: 'unique', subject: /for key '(?:[^.']+\.)?([^']+)'/.exec(message)?.[1] };
+  if (errno === 1048 || errno === 1364) return { kind: 'notNull', subject: /Column '([^']+)'/.exec(message)?.[1] ?? /Field '([^']+)'/.exec(message)?.[1] };
+  if (errno === 1451 || errno === 1452) return { kind: 'foreignKey' };
+  if (errno === 1264 || errno === 1406 || errno === 1292 || errno === 1366) return { kind: 'range' };
+  if (errno === 2002 || errno === 2003 || errno === 2006 || errno === 2013 || errno === 1040) return { kind: 'unavailable' };
+  return { kind: 'other' };
+}

@@ -1,0 +1,48 @@
+/**
+ * The one catalogue of error codes. Every error a client can see has a stable code here,
+ * with its HTTP status and a default message. `docs/errors.md` is kept equal to this table
+ * by `test/errors-doc.test.ts`.
+ */
+export const ERROR_CATALOGUE = {
+  ROUTE_NOT_FOUND: { status: 404, message: 'No route matches this path' },
+  COLLECTION_NOT_FOUND: { status: 404, message: 'Collection not found' },
+  ASSOCIATION_NOT_FOUND: { status: 404, message: 'Association not found' },
+  ACTION_NOT_FOUND: { status: 404, message: 'Action not found on this resource' },
+  RECORD_NOT_FOUND: { status: 404, message: 'Record not found' },
+  FIELD_NOT_FOUND: { status: 404, message: 'Field not found' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed for this action' },
+  BODY_INVALID_JSON: { status: 400, message: 'Request body is not valid JSON' },
+  BODY_INVALID: { status: 400, message: 'Request body has the wrong shape for this action' },
+  KEY_CONFLICT: { status: 400, message: 'The key in the path and filterByTk differ' },
+  KEY_REQUIRED: { status: 400, message: 'This action needs a key or a non-empty filter' },
+  KEY_INVALID: { status: 400, message: 'The key is not valid for the key field' },
+  PARAM_INVALID: { status: 400, message: 'A query parameter has an invalid value' },
+  FILTER_INVALID: { status: 400, message: 'The filter is not valid' },
+  FILTER_UNKNOWN_FIELD: { status: 400, message: 'The filter names an unknown field' },
+  FILTER_UNKNOWN_OPERATOR: { status: 400, message: 'The filter uses an unknown operator' },
+  FILTER_OPERATOR_TYPE: { status: 400, message: 'The operator does not apply to this field or value' },
+  FILTER_TOO_COMPLEX: { status: 400, message: 'The filter exceeds a size, depth or condition limit' },
+  SORT_UNKNOWN_FIELD: { status: 400, message: 'The sort names an unknown field' },
+  FIELDS_UNKNOWN: { status: 400, message: 'fields or except names an unknown field' },
+  APPENDS_UNKNOWN: { status: 400, message: 'appends names an unknown association' },
+  VALUE_UNKNOWN_FIELD: { status: 400, message: 'The body names an unknown field' },
+  VALIDATION_FAILED: { status: 400, message: 'A value is not valid for its field' },
+  SCHEMA_INVALID: { status: 400, message: 'The collection or field definition is not valid' },
+  UNIQUE_VIOLATION: { status: 409, message: 'A record with this value already exists' },
+  REFERENCE_VIOLATION: { status: 409, message: 'A referenced record does not exist or is still referenced' },
+  COLLECTION_EXISTS: { status: 409, message: 'A collection with this name already exists' },
+  FIELD_EXISTS: { status: 409, message: 'A field with this name already exists' },
+  COLLECTION_IN_USE: { status: 409, message: 'Other collections refer to this collection' },
+  SCHEMA_CHANGE_UNSAFE: { status: 409, message: 'This schema change could lose stored values' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body is too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Request body must be application/json' },
+  AUTH_REQUIRED: { status: 401, message: 'Authentication required' },
+  AUTH_INVALID_TOKEN: { status: 401, message: 'The token is invalid or expired' },
+  AUTH_BAD_CREDENTIALS: { status: 401, message: 'Account or password is wrong' },
+  FORBIDDEN: { status: 403, message: 'Not allowed' },
+  RATE_LIMITED: { status: 429, message: 'Too many requests' },
+  DATABASE_UNAVAILABLE: { status: 503, message: 'The database is not reachable' },
+  INTERNAL: { status: 500, message: 'Internal error' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -1,0 +1,81 @@
+import { ApiError, type ErrorEntry } from '../errors/api-error.js';
+import type { Collection } from '../schema/collection.js';
+import { newNanoid } from '../schema/field-types/nanoid-type.js';
+import { hashPassword } from '../schema/field-types/password-type.js';
+import { newUuid } from '../schema/field-types/uuid-type.js';
+import type { Dialect } from '../schema/types.js';
+
+export type WriteMode = 'create' | 'update';
+
+/** Canonical values of one write, ready for `toDb`; `sortFields` still need max + 1. */
+export interface WriteValues {
+  values: Map<string, unknown>;
+  sortFields: string[];
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Checks a create or update body against the collection: unknown names, types, options,
+ * required fields. Every failing field is reported, one entry each.
+ */
+export async function bindWriteValues(collection: Collection, body: unknown, mode: WriteMode, now: Date): Promise<WriteValues> {
+  if (!isRecord(body)) throw new ApiError('BODY_INVALID', mode === 'create' ? 'create takes an object or an array of objects' : 'update takes an object');
+  const errors: ErrorEntry[] = [];
+  const values = new Map<string, unknown>();
+  const sortFields: string[] = [];
+  for (const [name, value] of Object.entries(body)) {
+    const field = collection.fields.get(name);
+    if (field === undefined) {
+      errors.push({ code: 'VALUE_UNKNOWN_FIELD', message: `${collection.name} has no field ${name}`, field: name });
+      continue;
+    }
+    // System fields echoed back by a client are ignored; so is the key on update.
+    if (field.def.system === 'createdAt' || field.def.system === 'updatedAt') continue;
+    if (mode === 'update' && (field.def.primaryKey === true || field === collection.key)) continue;
+    if (value === null || value === undefined) {
+      if (!field.def.allowNull) errors.push({ code: 'VALIDATION_FAILED', message: `${name} must not be null`, field: name });
+      else values.set(name, null);
+      continue;
+    }
+    const parsed = field.validate(value);
+    if (!parsed.ok) errors.push({ code: 'VALIDATION_FAILED', message: `${name} ${parsed.message}`, field: name });
+    else values.set(name, field.type.name === 'password' ? await hashPassword(parsed.value as string) : parsed.value);
+  }
+  if (mode === 'create') {
+    for (const field of collection.fieldList) {
+      if (values.has(field.name) || errors.some((error) => error.field === field.name)) continue;
+      const def = field.def;
+      if (def.system === 'createdAt' || def.system === 'updatedAt') values.set(field.name, now);
+      else if (def.autoIncrement === true) continue;
+      else if (def.defaultValue !== undefined && def.defaultValue !== null) {
+        const parsed = field.validate(def.defaultValue);
+        if (parsed.ok) values.set(field.name, parsed.value);
+      } else if (def.type === 'uuid' && def.primaryKey === true) values.set(field.name, newUuid());
+      else if (def.type === 'nanoid' && def.primaryKey === true) values.set(field.name, newNanoid());
+      else if (def.type === 'sort') sortFields.push(field.name);
+      else if (!def.allowNull) errors.push({ code: 'VALIDATION_FAILED', message: `${field.name} is required`, field: field.name });
+    }
+  } else {
+    const updatedAt = collection.fieldList.find((field) => field.def.system === 'updatedAt');
+    if (updatedAt !== undefined) values.set(updatedAt.name, now);
+  }
+  if (errors.length > 0) {
+    // Unknown names are the more basic mistake: report those alone when present.
+    const unknown = errors.filter((error) => error.code === 'VALUE_UNKNOWN_FIELD');
+    throw ApiError.many(unknown.length > 0 ? unknown : errors);
+  }
+  return { values, sortFields };
+}
+
+/** Canonical values to driver parameters. */
+export function toDbRow(collection: Collection, values: Map<string, unknown>, dialect: Dialect): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (const [name, value] of values) {
+    const field = collection.fields.get(name)!;
+    row[name] = value === null ? null : field.type.toDb(value, dialect);
+  }
+  return row;
+}

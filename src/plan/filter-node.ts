@@ -1,0 +1,34 @@
+import type { Field } from '../schema/collection.js';
+
+/** Comparison operators of the bound filter tree. */
+export type CompareOp = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte';
+
+/**
+ * A filter bound to the schema: fields resolved, values parsed to their canonical form.
+ * Two-valued: a comparison on a NULL field is false, and every negative operator matches NULL.
+ */
+export type FilterNode =
+  | { kind: 'and'; items: FilterNode[] }
+  | { kind: 'or'; items: FilterNode[] }
+  | { kind: 'not'; item: FilterNode }
+  | { kind: 'compare'; field: Field; op: CompareOp; value: unknown }
+  | { kind: 'isNull'; field: Field; negate: boolean }
+  | { kind: 'in'; field: Field; values: unknown[]; negate: boolean }
+  | { kind: 'const'; value: boolean };
+
+export const TRUE_NODE: FilterNode = { kind: 'const', value: true };
+export const FALSE_NODE: FilterNode = { kind: 'const', value: false };
+
+export function and(items: FilterNode[]): FilterNode {
+  const kept = items.filter((item) => !(item.kind === 'const' && item.value));
+  if (kept.some((item) => item.kind === 'const' && !item.value)) return FALSE_NODE;
+  if (kept.length === 0) return TRUE_NODE;
+  return kept.length === 1 ? kept[0]! : { kind: 'and', items: kept };
+}
+
+export function or(items: FilterNode[]): FilterNode {
+  const kept = items.filter((item) => !(item.kind === 'const' && !item.value));
+  if (kept.some((item) => item.kind === 'const' && item.value)) return TRUE_NODE;
+  if (kept.length === 0) return FALSE_NODE;
+  return kept.length === 1 ? kept[0]! : { kind: 'or', items: kept };
+}

@@ -1,0 +1,33 @@
+import { ApiError } from '../errors/api-error.js';
+import type { ResourcePath } from '../http/resource-path.js';
+import type { KeyInput, QueryParams } from './query-params.js';
+
+/** One request, parsed and typed. Path, query and body stay separate. */
+export interface ApiRequest {
+  readonly id: string;
+  readonly method: string;
+  readonly path: ResourcePath;
+  /** The action, from `:<action>` or the REST mapping. */
+  readonly action: string;
+  /** Item key(s) from the path or filterByTk (they agree, or KEY_CONFLICT was raised). */
+  readonly keys?: KeyInput;
+  readonly params: QueryParams;
+  readonly body: unknown;
+}
+
+const same = (a: string | number, b: string | number): boolean => String(a) === String(b);
+
+/** The key comes from the path or from filterByTk; both may be given only when they agree. */
+export function mergeKeys(pathKey: string | undefined, filterByTk: KeyInput | undefined): KeyInput | undefined {
+  if (pathKey === undefined) return filterByTk;
+  if (filterByTk === undefined) return pathKey;
+  const agrees = Array.isArray(filterByTk)
+    ? filterByTk.length === 1 && same(filterByTk[0]!, pathKey)
+    : same(filterByTk, pathKey);
+  if (!agrees) {
+    throw new ApiError('KEY_CONFLICT', `the path names key ${JSON.stringify(pathKey)} but filterByTk names ${JSON.stringify(filterByTk)}`, {
+      field: 'filterByTk',
+    });
+  }
+  return pathKey;
+}

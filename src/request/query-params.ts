@@ -1,0 +1,113 @@
+import { ApiError } from '../errors/api-error.js';
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 1000;
+export const MAX_KEYS = 1000;
+export const MAX_FILTER_TEXT = 16 * 1024;
+export const MAX_NAME_LIST = 200;
+
+/** The query parameters Corral knows, parsed and typed; unknown ones are ignored. */
+export interface QueryParams {
+  /** Raw filter tree (from JSON text or qs's nested form); bound to the schema by the planner. */
+  filter?: unknown;
+  /** Raw keys from filterByTk, not yet coerced to the key type. */
+  filterByTk?: KeyInput;
+  fields?: string[];
+  except?: string[];
+  appends?: string[];
+  sort?: string[];
+  page: number;
+  pageSize: number;
+  paginate: boolean;
+  simplePaginate: boolean;
+  /** `?cascade=true` on destroy of collections. */
+  cascade: boolean;
+}
+
+export type KeyInput = string | number | (string | number)[];
+
+const param = (name: string, message: string): ApiError => new ApiError('PARAM_INVALID', `${name} ${message}`, { field: name });
+
+function parseNameList(name: string, value: unknown): string[] | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const parts = typeof value === 'string' ? value.split(',') : Array.isArray(value) ? value : undefined;
+  if (parts === undefined || !parts.every((part): part is string => typeof part === 'string')) {
+    throw param(name, 'must be a comma-separated list or an array of names');
+  }
+  const names = parts.flatMap((part) => part.split(',')).map((part) => part.trim()).filter((part) => part !== '');
+  if (names.length > MAX_NAME_LIST) throw param(name, `lists at most ${MAX_NAME_LIST} names`);
+  return names;
+}
+
+function parsePositiveInt(name: string, value: unknown, fallback: number, max: number): number {
+  if (value === undefined || value === null || value === '') return fallback;
+  if (typeof value !== 'string' || !/^\d{1,9}$/.test(value)) throw param(name, 'must be a positive integer');
+  const n = Number(value);
+  if (n < 1) throw param(name, 'must be at least 1');
+  if (n > max) throw param(name, `must be at most ${max}`);
+  return n;
+}
+
+function parseBoolean(name: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw param(name, 'must be true or false');
+}
+
+function parseFilter(value: unknown): unknown {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value === 'string') {
+    if (value.length > MAX_FILTER_TEXT) throw new ApiError('FILTER_TOO_COMPLEX', `filter text is longer than ${MAX_FILTER_TEXT} characters`);
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      throw new ApiError('FILTER_INVALID', 'filter is not valid JSON');
+    }
+  }
+  if (typeof value === 'object' && !Array.isArray(value)) return value;
+  throw new ApiError('FILTER_INVALID', 'filter must be a JSON object');
+}
+
+function parseKeys(value: unknown): KeyInput | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  let keys: unknown = value;
+  if (typeof value === 'string' && value.startsWith('[')) {
+    try {
+      keys = JSON.parse(value) as unknown;
+    } catch {
+      // a string key that happens to start with '['
+    }
+  }
+  // qs turns `filterByTk[0]=1` into an array, and very large indexes into an object.
+  if (typeof keys === 'object' && keys !== null && !Array.isArray(keys)) keys = Object.values(keys);
+  if (Array.isArray(keys)) {
+    if (keys.length > MAX_KEYS) throw param('filterByTk', `holds at most ${MAX_KEYS} keys`);
+    if (!keys.every((key): key is string | number => typeof key === 'string' || typeof key === 'number')) {
+      throw new ApiError('KEY_INVALID', 'filterByTk must hold strings or numbers');
+    }
+    return keys;
+  }
+  if (typeof keys === 'string' || typeof keys === 'number') return keys;
+  throw new ApiError('KEY_INVALID', 'filterByTk must be a key or an array of keys');
+}
+
+/** Parses the qs-decoded query object. */
+export function parseQueryParams(query: Record<string, unknown>): QueryParams {
+  const params: QueryParams = {
+    page: parsePositiveInt('page', query.page, 1, Number.MAX_SAFE_INTEGER),
+    pageSize: parsePositiveInt('pageSize', query.pageSize, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE),
+    paginate: parseBoolean('paginate', query.paginate, true),
+    simplePaginate: parseBoolean('simplePaginate', query.simplePaginate, false),
+    cascade: parseBoolean('cascade', query.cascade, false),
+  };
+  const filter = parseFilter(query.filter);
+  if (filter !== undefined) params.filter = filter;
+  const keys = parseKeys(query.filterByTk);
+  if (keys !== undefined) params.filterByTk = keys;
+  for (const name of ['fields', 'except', 'appends', 'sort'] as const) {
+    const list = parseNameList(name, query[name]);
+    if (list !== undefined) params[name] = list;
+  }
+  return params;
+}

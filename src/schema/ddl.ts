@@ -1,0 +1,97 @@
+import { sql, type ColumnDefinitionBuilder, type Transaction } from 'kysely';
+import type { DynamicDb } from '../db/database.js';
+import { FIELD_TYPES } from './field-types/index.js';
+import { indexName } from './index-name.js';
+import type { CollectionDef, Dialect, FieldDef } from './types.js';
+
+type Trx = Transaction<DynamicDb>;
+
+const MYSQL_TABLE_OPTIONS = sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_bin`;
+
+/** Types whose columns cannot carry a literal DEFAULT on MySQL. */
+const NO_MYSQL_DEFAULT = new Set(['text', 'json', 'array']);
+
+function columnType(field: FieldDef, dialect: Dialect): string {
+  // SQLite only aliases the rowid (and so autoincrements) for exactly `integer primary key`.
+  if (dialect === 'sqlite' && field.autoIncrement === true) return 'integer';
+  if (field.autoIncrement === true) return field.type === 'bigInt' ? 'bigint' : 'integer';
+  return FIELD_TYPES[field.type].columnType(field, dialect);
+}
+
+/** The DEFAULT literal for a column, where the dialect allows one. */
+function defaultLiteral(field: FieldDef, dialect: Dialect): unknown {
+  if (field.defaultValue === undefined || field.defaultValue === null) return undefined;
+  if (dialect === 'mysql' && NO_MYSQL_DEFAULT.has(field.type)) return undefined;
+  const type = FIELD_TYPES[field.type];
+  const parsed = type.parse(field.defaultValue, field);
+  if (!parsed.ok) return undefined;
+  const value = type.toDb(parsed.value, dialect);
+  return typeof value === 'bigint' ? value.toString() : value;
+}
+
+function defineColumn(field: FieldDef, dialect: Dialect) {
+  return (column: ColumnDefinitionBuilder): ColumnDefinitionBuilder => {
+    let c = column;
+    if (field.primaryKey === true) c = c.primaryKey();
+    if (field.autoIncrement === true) {
+      c = dialect === 'postgres' ? c.generatedByDefaultAsIdentity() : c.autoIncrement();
+    }
+    if (!field.allowNull && field.primaryKey !== true) c = c.notNull();
+    const fallback = defaultLiteral(field, dialect);
+    if (fallback !== undefined) c = c.defaultTo(fallback);
+    return c;
+  };
+}
+
+export async function createTable(trx: Trx, def: CollectionDef, dialect: Dialect): Promise<void> {
+  let builder = trx.schema.createTable(def.name);
+  for (const field of def.fields) {
+    builder = builder.addColumn(field.name, sql.raw(columnType(field, dialect)), defineColumn(field, dialect));
+  }
+  if (dialect === 'mysql') builder = builder.modifyEnd(MYSQL_TABLE_OPTIONS);
+  await builder.execute();
+  for (const field of def.fields) await createIndexes(trx, def.name, field);
+}
+
+export async function createIndexes(trx: Trx, table: string, field: FieldDef): Promise<void> {
+  if (field.unique) await trx.schema.createIndex(indexName('uq', table, field.name)).on(table).column(field.name).unique().execute();
+  if (field.index && !field.unique) await trx.schema.createIndex(indexName('ix', table, field.name)).on(table).column(field.name).execute();
+}
+
+export async function dropIndex(trx: Trx, table: string, kind: 'uq' | 'ix', column: string, dialect: Dialect): Promise<void> {
+  let builder = trx.schema.dropIndex(indexName(kind, table, column));
+  if (dialect === 'mysql') builder = builder.on(table);
+  await builder.execute();
+}
+
+export async function dropTable(trx: Trx, table: string): Promise<void> {
+  await trx.schema.dropTable(table).ifExists().execute();
+}
+
+/**
+ * Adds a column to a table that may hold rows. Existing rows get the default value, so a
+ * NOT NULL column needs one (checked by the caller).
+ */
+export async function addColumn(trx: Trx, table: string, field: FieldDef, dialect: Dialect): Promise<void> {
+  await trx.schema.alterTable(table).addColumn(field.name, sql.raw(columnType(field, dialect)), defineColumn(field, dialect)).execute();
+  if (field.defaultValue !== undefined && field.defaultValue !== null && defaultLiteral(field, dialect) === undefined) {
+    const type = FIELD_TYPES[field.type];
+    const parsed = type.parse(field.defaultValue, field);
+    if (parsed.ok) await trx.updateTable(table).set({ [field.name]: type.toDb(parsed.value, dialect) }).execute();
+  }
+  await createIndexes(trx, table, field);
+}
+
+export async function dropColumn(trx: Trx, table: string, field: FieldDef, dialect: Dialect): Promise<void> {
+  // SQLite refuses to drop an indexed column; every dialect drops the index first alike.
+  if (field.unique) await dropIndex(trx, table, 'uq', field.name, dialect);
+  if (field.index && !field.unique) await dropIndex(trx, table, 'ix', field.name, dialect);
+  await trx.schema.alterTable(table).dropColumn(field.name).execute();
+}
+
+export async function renameColumn(trx: Trx, table: string, from: FieldDef, to: FieldDef, dialect: Dialect): Promise<void> {
+  if (from.unique) await dropIndex(trx, table, 'uq', from.name, dialect);
+  if (from.index && !from.unique) await dropIndex(trx, table, 'ix', from.name, dialect);
+  await trx.schema.alterTable(table).renameColumn(from.name, to.name).execute();
+  await createIndexes(trx, table, { ...to, unique: from.unique, index: from.index });
+}

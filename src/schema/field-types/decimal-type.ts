@@ -1,0 +1,33 @@
+import { fail, ok, type FieldType } from '../field-type.js';
+
+export const DEFAULT_PRECISION = 10;
+export const DEFAULT_SCALE = 2;
+
+/** Canonical value and wire value: a decimal string with exactly `scale` digits after the point. */
+export const decimalType: FieldType = {
+  name: 'decimal',
+  columnType: (def, dialect) =>
+    dialect === 'sqlite' ? 'numeric' : `decimal(${def.precision ?? DEFAULT_PRECISION}, ${def.scale ?? DEFAULT_SCALE})`,
+  parse: (value, def) => {
+    const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+    if (typeof text !== 'string' || !/^-?\d+(\.\d+)?$/.test(text)) return fail('must be a decimal number');
+    const precision = def.precision ?? DEFAULT_PRECISION;
+    const scale = def.scale ?? DEFAULT_SCALE;
+    const [whole = '0', fraction = ''] = text.replace(/^-/, '').split('.');
+    if (fraction.length > scale) return fail(`must have at most ${scale} digits after the point`);
+    if (whole.replace(/^0+/, '').length > precision - scale) {
+      return fail(`must have at most ${precision - scale} digits before the point`);
+    }
+    return ok(text);
+  },
+  toDb: (value, dialect) => (dialect === 'sqlite' ? Number(value) : value),
+  fromDb: (raw, dialect, def) => (dialect === 'sqlite' ? formatDecimal(raw, def.scale ?? DEFAULT_SCALE) : String(raw)),
+  capability: 'ordered',
+  options: ['precision', 'scale', 'min', 'max'],
+  indexable: true,
+};
+
+/** SQLite returns numbers; format them like the servers do. */
+export function formatDecimal(raw: unknown, scale: number): string {
+  return typeof raw === 'number' ? raw.toFixed(scale) : String(raw);
+}

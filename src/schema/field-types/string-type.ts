@@ -1,0 +1,15 @@
+import type { FieldType } from '../field-type.js';
+import { parseString, varcharColumn } from './text-like.js';
+
+export const DEFAULT_STRING_LENGTH = 255;
+
+export const stringType: FieldType = {
+  name: 'string',
+  columnType: (def, dialect) => varcharColumn(def.length ?? DEFAULT_STRING_LENGTH, dialect),
+  parse: (value, def) => parseString(value, def, def.length ?? DEFAULT_STRING_LENGTH),
+  toDb: (value) => value,
+  fromDb: (raw) => String(raw),
+  capability: 'ordered',
+  options: ['length', 'minLength', 'maxLength', 'pattern'],
+  indexable: true,
+};

@@ -1,0 +1,31 @@
+import { fail, ok, type Parsed } from '../field-type.js';
+import type { Dialect, FieldDef } from '../types.js';
+
+/** Column type for strings compared by code point on every dialect (see docs/values.md). */
+export function varcharColumn(length: number, dialect: Dialect): string {
+  if (dialect === 'sqlite') return 'text';
+  if (dialect === 'postgres') return `varchar(${length}) collate "C"`;
+  return `varchar(${length})`;
+}
+
+export function longTextColumn(dialect: Dialect): string {
+  if (dialect === 'sqlite') return 'text';
+  if (dialect === 'postgres') return 'text collate "C"';
+  return 'longtext';
+}
+
+/** Length in code points, the unit varchar(n) counts on PostgreSQL and MySQL. */
+export function codePointLength(value: string): number {
+  let n = 0;
+  for (const _ of value) n++;
+  return n;
+}
+
+export function parseString(value: unknown, def: FieldDef, maxColumnLength?: number): Parsed {
+  if (typeof value !== 'string') return fail('must be a string');
+  const length = codePointLength(value);
+  if (maxColumnLength !== undefined && length > maxColumnLength) {
+    return fail(`must be at most ${maxColumnLength} characters`);
+  }
+  return ok(value);
+}

@@ -1,0 +1,14 @@
+import type { FieldType } from '../field-type.js';
+import { longTextColumn, parseString } from './text-like.js';
+
+export const textType: FieldType = {
+  name: 'text',
+  columnType: (_def, dialect) => longTextColumn(dialect),
+  parse: (value, def) => parseString(value, def),
+  toDb: (value) => value,
+  fromDb: (raw) => String(raw),
+  capability: 'ordered',
+  options: ['minLength', 'maxLength', 'pattern'],
+  // MySQL cannot index a TEXT column without a prefix length; refuse on every dialect alike.
+  indexable: false,
+};

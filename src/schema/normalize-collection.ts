@@ -1,0 +1,93 @@
+import { compileFieldValidator } from './field-validator.js';
+import { invalid, isRecord, normalizeField } from './normalize-field.js';
+import { ID_TYPES, NAME_PATTERN, type CollectionDef, type FieldDef, type IdType } from './types.js';
+
+/** Names the API itself uses, or that later system collections will take. */
+export const RESERVED_COLLECTION_NAMES = new Set(['collections', 'fields', 'app', 'auth', 'users', 'roles', 'apiKeys']);
+export const SYSTEM_TABLE_PREFIX = 'corral_';
+export const MAX_FIELDS_PER_COLLECTION = 200;
+
+const COLLECTION_OPTIONS = new Set(['name', 'title', 'description', 'fields', 'timestamps', 'autoGenId', 'idType', 'filterTargetKey']);
+
+export function checkCollectionName(name: unknown): string {
+  if (typeof name !== 'string' || !NAME_PATTERN.test(name)) {
+    throw invalid(`collection name must match ${NAME_PATTERN.source}`, 'name');
+  }
+  if (RESERVED_COLLECTION_NAMES.has(name) || name.toLowerCase().startsWith(SYSTEM_TABLE_PREFIX)) {
+    throw invalid(`collection name ${name} is reserved`, 'name');
+  }
+  return name;
+}
+
+/** The automatic fields a collection gets from its options. */
+export function systemFields(idType: IdType, autoGenId: boolean, timestamps: boolean): FieldDef[] {
+  const fields: FieldDef[] = [];
+  if (autoGenId) {
+    fields.push({
+      name: 'id', type: idType, allowNull: false, unique: false, index: false, primaryKey: true, system: 'id',
+      ...(idType === 'integer' || idType === 'bigInt' ? { autoIncrement: true } : {}),
+    });
+  }
+  if (timestamps) {
+    fields.push({ name: 'createdAt', type: 'date', allowNull: false, unique: false, index: false, system: 'createdAt' });
+    fields.push({ name: 'updatedAt', type: 'date', allowNull: false, unique: false, index: false, system: 'updatedAt' });
+  }
+  return fields;
+}
+
+/** A defaultValue must itself be a valid value of its field. */
+export function checkDefault(def: FieldDef): void {
+  if (def.defaultValue === undefined) return;
+  const parsed = compileFieldValidator(def)(def.defaultValue);
+  if (!parsed.ok) throw invalid(`${def.name}: defaultValue ${parsed.message}`, def.name);
+}
+
+/** Field names are unique without regard to case: SQLite and MySQL fold column names. */
+export function findField(fields: readonly FieldDef[], name: string): FieldDef | undefined {
+  const lower = name.toLowerCase();
+  return fields.find((field) => field.name.toLowerCase() === lower);
+}
+
+/** Reads a `collections:create` body into a resolved CollectionDef. Throws SCHEMA_INVALID. */
+export function normalizeCollection(input: unknown): CollectionDef {
+  if (!isRecord(input)) throw invalid('the body must be a collection definition object');
+  for (const key of Object.keys(input)) {
+    if (!COLLECTION_OPTIONS.has(key)) throw invalid(`unknown collection option ${key}`, key);
+  }
+  const name = checkCollectionName(input.name);
+  const bool = (key: string, fallback: boolean): boolean => {
+    const value = input[key];
+    if (value === undefined || value === null) return fallback;
+    if (typeof value !== 'boolean') throw invalid(`${key} must be true or false`, key);
+    return value;
+  };
+  const timestamps = bool('timestamps', true);
+  const autoGenId = bool('autoGenId', true);
+  const idType = input.idType ?? 'integer';
+  if (typeof idType !== 'string' || !(ID_TYPES as readonly string[]).includes(idType)) {
+    throw invalid(`idType must be one of ${ID_TYPES.join(', ')}`, 'idType');
+  }
+  if (input.title !== undefined && typeof input.title !== 'string') throw invalid('title must be a string', 'title');
+  if (input.fields !== undefined && !Array.isArray(input.fields)) throw invalid('fields must be an array', 'fields');
+  const userFields = ((input.fields as unknown[] | undefined) ?? []).map(normalizeField);
+  const fields = systemFields(idType as IdType, autoGenId, timestamps);
+  for (const field of userFields) {
+    if (findField(fields, field.name) !== undefined) throw invalid(`field ${field.name} is defined twice or is automatic`, field.name);
+    checkDefault(field);
+    fields.push(field);
+  }
+  if (fields.length > MAX_FIELDS_PER_COLLECTION) throw invalid(`a collection has at most ${MAX_FIELDS_PER_COLLECTION} fields`, 'fields');
+  const primaryKeys = fields.filter((field) => field.primaryKey === true);
+  if (primaryKeys.length !== 1) {
+    throw invalid(autoGenId ? 'only the automatic id may be the primary key' : 'with autoGenId false, exactly one field must set primaryKey: true', 'fields');
+  }
+  const filterTargetKey = input.filterTargetKey ?? primaryKeys[0]!.name;
+  if (typeof filterTargetKey !== 'string') throw invalid('filterTargetKey must be a field name', 'filterTargetKey');
+  const keyField = fields.find((field) => field.name === filterTargetKey);
+  if (keyField === undefined || (keyField.primaryKey !== true && !(keyField.unique && !keyField.allowNull))) {
+    throw invalid('filterTargetKey must name the primary key or a unique field with allowNull false', 'filterTargetKey');
+  }
+  const def: CollectionDef = { name, timestamps, autoGenId, idType: idType as IdType, filterTargetKey, fields };
+  if (typeof input.title === 'string') def.title = input.title;
+  return def;
+}

@@ -1,0 +1,134 @@
+import { ApiError } from '../errors/api-error.js';
+import { FIELD_TYPES } from './field-types/index.js';
+import { DEFAULT_STRING_LENGTH } from './field-types/string-type.js';
+import { DEFAULT_PRECISION, DEFAULT_SCALE } from './field-types/decimal-type.js';
+import { NAME_PATTERN, RELATION_TYPES, SCALAR_TYPES, type FieldDef, type JsonValue, type ScalarType } from './types.js';
+
+/** Limits on definitions, each a named constant. */
+export const MAX_STRING_LENGTH = 4000;
+export const MAX_DECIMAL_PRECISION = 65;
+export const MAX_DECIMAL_SCALE = 30;
+export const MAX_ENUM_VALUES = 1000;
+export const MAX_PATTERN_LENGTH = 1000;
+
+const COMMON_OPTIONS = ['name', 'type', 'title', 'description', 'allowNull', 'unique', 'index', 'defaultValue', 'enum', 'primaryKey'] as const;
+
+export const invalid = (message: string, field?: string): ApiError => new ApiError('SCHEMA_INVALID', message, field === undefined ? {} : { field });
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function optionalBoolean(input: Record<string, unknown>, key: string, fallback: boolean, where: string): boolean {
+  const value = input[key];
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== 'boolean') throw invalid(`${where}: ${key} must be true or false`, where);
+  return value;
+}
+
+function optionalInteger(input: Record<string, unknown>, key: string, min: number, max: number, where: string): number | undefined {
+  const value = input[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw invalid(`${where}: ${key} must be an integer from ${min} to ${max}`, where);
+  }
+  return value;
+}
+
+function optionalNumber(input: Record<string, unknown>, key: string, where: string): number | undefined {
+  const value = input[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(`${where}: ${key} must be a number`, where);
+  return value;
+}
+
+/**
+ * Reads one field definition from a client into a resolved FieldDef.
+ * Throws SCHEMA_INVALID naming the field and the option.
+ */
+export function normalizeField(input: unknown): FieldDef {
+  if (!isRecord(input)) throw invalid('each field must be an object with name and type');
+  const name = input.name;
+  if (typeof name !== 'string' || !NAME_PATTERN.test(name)) {
+    throw invalid(`field name must match ${NAME_PATTERN.source}`, typeof name === 'string' ? name : undefined);
+  }
+  const type = input.type;
+  if (typeof type === 'string' && (RELATION_TYPES as readonly string[]).includes(type)) {
+    throw invalid(`${name}: relation fields (${type}) are not supported yet`, name);
+  }
+  if (typeof type !== 'string' || !(SCALAR_TYPES as readonly string[]).includes(type)) {
+    throw invalid(`${name}: type must be one of ${SCALAR_TYPES.join(', ')}`, name);
+  }
+  const scalar = type as ScalarType;
+  const fieldType = FIELD_TYPES[scalar];
+  const allowed = new Set<string>([...COMMON_OPTIONS, ...fieldType.options]);
+  for (const key of Object.keys(input)) {
+    if (!allowed.has(key)) throw invalid(`${name}: option ${key} does not apply to type ${scalar}`, name);
+  }
+
+  const def: FieldDef = {
+    name,
+    type: scalar,
+    allowNull: optionalBoolean(input, 'allowNull', true, name),
+    unique: optionalBoolean(input, 'unique', false, name),
+    index: optionalBoolean(input, 'index', false, name),
+  };
+  if (optionalBoolean(input, 'primaryKey', false, name)) {
+    if (!['string', 'integer', 'bigInt', 'uuid', 'nanoid'].includes(scalar)) {
+      throw invalid(`${name}: a primary key must be string, integer, bigInt, uuid or nanoid`, name);
+    }
+    def.primaryKey = true;
+    def.allowNull = false;
+  }
+  if (input.title !== undefined) {
+    if (typeof input.title !== 'string') throw invalid(`${name}: title must be a string`, name);
+    def.title = input.title;
+  }
+  if ((def.unique || def.index) && !fieldType.indexable) {
+    throw invalid(`${name}: type ${scalar} cannot be unique or indexed`, name);
+  }
+  if (scalar === 'string') def.length = optionalInteger(input, 'length', 1, MAX_STRING_LENGTH, name) ?? DEFAULT_STRING_LENGTH;
+  if (scalar === 'decimal') {
+    def.precision = optionalInteger(input, 'precision', 1, MAX_DECIMAL_PRECISION, name) ?? DEFAULT_PRECISION;
+    def.scale = optionalInteger(input, 'scale', 0, Math.min(MAX_DECIMAL_SCALE, def.precision), name) ?? Math.min(DEFAULT_SCALE, def.precision);
+  }
+  const min = optionalNumber(input, 'min', name);
+  const max = optionalNumber(input, 'max', name);
+  if (min !== undefined) def.min = min;
+  if (max !== undefined) def.max = max;
+  if (min !== undefined && max !== undefined && min > max) throw invalid(`${name}: min is greater than max`, name);
+  const minLength = optionalInteger(input, 'minLength', 0, Number.MAX_SAFE_INTEGER, name);
+  const maxLength = optionalInteger(input, 'maxLength', 0, Number.MAX_SAFE_INTEGER, name);
+  if (minLength !== undefined) def.minLength = minLength;
+  if (maxLength !== undefined) def.maxLength = maxLength;
+  if (minLength !== undefined && maxLength !== undefined && minLength > maxLength) {
+    throw invalid(`${name}: minLength is greater than maxLength`, name);
+  }
+  if (input.pattern !== undefined && input.pattern !== null) {
+    if (typeof input.pattern !== 'string' || input.pattern.length > MAX_PATTERN_LENGTH) {
+      throw invalid(`${name}: pattern must be a regular expression string`, name);
+    }
+    try {
+      new RegExp(input.pattern, 'u');
+    } catch {
+      throw invalid(`${name}: pattern is not a valid regular expression`, name);
+    }
+    def.pattern = input.pattern;
+  }
+  if (input.enum !== undefined && input.enum !== null) {
+    if (!Array.isArray(input.enum) || input.enum.length === 0 || input.enum.length > MAX_ENUM_VALUES) {
+      throw invalid(`${name}: enum must be a non-empty array of at most ${MAX_ENUM_VALUES} values`, name);
+    }
+    if (fieldType.capability === 'none') throw invalid(`${name}: type ${scalar} cannot have an enum`, name);
+    def.enum = input.enum.map((value) => {
+      const parsed = fieldType.parse(value, def);
+      if (!parsed.ok) throw invalid(`${name}: enum value ${JSON.stringify(value)} ${parsed.message}`, name);
+      return value as JsonValue;
+    });
+  }
+  if (input.defaultValue !== undefined && input.defaultValue !== null) {
+    if (scalar === 'password') throw invalid(`${name}: a password cannot have a default`, name);
+    def.defaultValue = input.defaultValue as JsonValue;
+  }
+  return def;
+}

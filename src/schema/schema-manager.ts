@@ -1,0 +1,256 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Transaction } from 'kysely';
+import type { Database, DynamicDb } from '../db/database.js';
+import { classifyDriverError } from '../db/driver-error.js';
+import { ApiError } from '../errors/api-error.js';
+import { addColumn, createIndexes, createTable, dropColumn, dropIndex, dropTable, renameColumn } from './ddl.js';
+import { Mutex } from './mutex.js';
+import { checkDefault, findField, MAX_FIELDS_PER_COLLECTION, normalizeCollection } from './normalize-collection.js';
+import { invalid, isRecord, normalizeField } from './normalize-field.js';
+import {
+  bumpSchemaVersion, deleteDefinition, ensureSystemTables, insertDefinition, readDefinitions, readSchemaVersion, updateDefinition,
+} from './schema-store.js';
+import { SchemaSnapshot } from './schema-snapshot.js';
+import type { CollectionDef, FieldDef } from './types.js';
+
+type Trx = Transaction<DynamicDb>;
+
+/** Options of a field that only change validation or display: no DDL. */
+const METADATA_OPTIONS = ['title', 'description', 'defaultValue', 'min', 'max', 'minLength', 'maxLength', 'pattern', 'enum'] as const;
+/** Options whose change would need the column rebuilt. */
+const STRUCTURAL_OPTIONS = ['type', 'allowNull', 'length', 'precision', 'scale', 'primaryKey'] as const;
+
+/**
+ * Owns the schema: applies changes (DDL, definition row and version bump in one transaction
+ * where the dialect allows), keeps the current snapshot, and notices other nodes' changes.
+ */
+export class SchemaManager {
+  #snapshot: SchemaSnapshot;
+  readonly #mutex = new Mutex();
+  #timer: NodeJS.Timeout | undefined;
+  #polling = false;
+
+  constructor(
+    private readonly database: Database,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    this.#snapshot = new SchemaSnapshot(-1, [], database.dialect);
+  }
+
+  get snapshot(): SchemaSnapshot {
+    return this.#snapshot;
+  }
+
+  async init(): Promise<void> {
+    await ensureSystemTables(this.database.db, this.database.dialect);
+    await this.reload();
+  }
+
+  /** Re-reads the schema when another node changed it; cheap enough to run twice a second. */
+  startPolling(intervalMs: number): void {
+    this.#timer = setInterval(() => void this.poll(), intervalMs);
+    this.#timer.unref();
+  }
+
+  stopPolling(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  async poll(): Promise<void> {
+    if (this.#polling) return;
+    this.#polling = true;
+    try {
+      const version = await readSchemaVersion(this.database.db);
+      if (version !== this.#snapshot.version) await this.#mutex.run(() => this.reload());
+    } catch (error) {
+      this.log.warn({ err: error }, 'schema poll failed');
+    } finally {
+      this.#polling = false;
+    }
+  }
+
+  async reload(): Promise<void> {
+    const version = await readSchemaVersion(this.database.db);
+    const defs = await readDefinitions(this.database.db);
+    this.#snapshot = new SchemaSnapshot(version, defs, this.database.dialect);
+  }
+
+  async createCollection(input: unknown): Promise<CollectionDef> {
+    const def = normalizeCollection(input);
+    await this.change(async (trx, defs) => {
+      if (defs.some((existing) => existing.name.toLowerCase() === def.name.toLowerCase())) {
+        throw new ApiError('COLLECTION_EXISTS', `collection ${def.name} already exists`, { field: 'name' });
+      }
+      await this.ddl(() => createTable(trx, def, this.database.dialect), async () => dropTable(trx, def.name));
+      await insertDefinition(trx, def);
+    });
+    return def;
+  }
+
+  async updateCollection(name: string, patch: unknown): Promise<CollectionDef> {
+    if (!isRecord(patch)) throw invalid('the body must be an object');
+    for (const key of Object.keys(patch)) {
+      if (key !== 'title' && key !== 'description' && key !== 'name') throw invalid(`${key} cannot be changed after creation`, key);
+    }
+    if (patch.name !== undefined && patch.name !== name) throw invalid('a collection cannot be renamed', 'name');
+    if (patch.title !== undefined && typeof patch.title !== 'string') throw invalid('title must be a string', 'title');
+    let updated: CollectionDef | undefined;
+    await this.change(async (trx, defs) => {
+      const def = this.require(defs, name);
+      updated = { ...def, ...(typeof patch.title === 'string' ? { title: patch.title } : {}) };
+      await updateDefinition(trx, updated);
+    });
+    return updated!;
+  }
+
+  async dropCollection(name: string): Promise<void> {
+    await this.change(async (trx, defs) => {
+      this.require(defs, name);
+      await this.ddl(() => dropTable(trx, name));
+      await deleteDefinition(trx, name);
+    });
+  }
+
+  async createField(collectionName: string, input: unknown): Promise<FieldDef> {
+    const field = normalizeField(input);
+    if (field.primaryKey === true) throw invalid('a primary key can only be set when the collection is created', field.name);
+    checkDefault(field);
+    if (!field.allowNull && field.defaultValue === undefined) {
+      throw invalid(`${field.name}: allowNull false needs a defaultValue for the rows already stored`, field.name);
+    }
+    await this.change(async (trx, defs) => {
+      const def = this.require(defs, collectionName);
+      if (findField(def.fields, field.name) !== undefined) {
+        throw new ApiError('FIELD_EXISTS', `field ${field.name} already exists in ${collectionName}`, { field: field.name });
+      }
+      if (def.fields.length >= MAX_FIELDS_PER_COLLECTION) throw invalid(`a collection has at most ${MAX_FIELDS_PER_COLLECTION} fields`, 'fields');
+      await this.ddl(
+        () => addColumn(trx, def.name, field, this.database.dialect),
+        async () => dropColumn(trx, def.name, { ...field, unique: false, index: false }, this.database.dialect),
+      );
+      await updateDefinition(trx, { ...def, fields: [...def.fields, field] });
+    });
+    return field;
+  }
+
+  async updateField(collectionName: string, fieldName: string, patch: unknown): Promise<FieldDef> {
+    if (!isRecord(patch)) throw invalid('the body must be an object');
+    let updated: FieldDef | undefined;
+    await this.change(async (trx, defs) => {
+      const def = this.require(defs, collectionName);
+      const current = this.requireField(def, fieldName);
+      if (current.system !== undefined) throw invalid(`${fieldName} is automatic and cannot be changed`, fieldName);
+      for (const key of STRUCTURAL_OPTIONS) {
+        if (patch[key] !== undefined && JSON.stringify(patch[key]) !== JSON.stringify(current[key])) {
+          throw new ApiError('SCHEMA_CHANGE_UNSAFE', `${fieldName}: changing ${key} is not supported; add a new field and copy the values`, { field: fieldName });
+        }
+      }
+      const merged: Record<string, unknown> = { ...current, ...patch };
+      for (const key of METADATA_OPTIONS) if (patch[key] === null) delete merged[key];
+      delete merged.system;
+      delete merged.autoIncrement;
+      const next = normalizeField(merged);
+      if (next.primaryKey === true) next.primaryKey = current.primaryKey;
+      checkDefault(next);
+      if (next.name !== current.name) {
+        if (current.primaryKey === true || def.filterTargetKey === current.name) throw invalid('the key field cannot be renamed', fieldName);
+        const clash = findField(def.fields, next.name);
+        if (clash !== undefined && clash !== current) throw new ApiError('FIELD_EXISTS', `field ${next.name} already exists`, { field: next.name });
+      }
+      updated = next;
+      const dialect = this.database.dialect;
+      await this.ddl(async () => {
+        if (next.name !== current.name) await renameColumn(trx, def.name, current, next, dialect);
+        if (current.unique && !next.unique) await dropIndex(trx, def.name, 'uq', next.name, dialect);
+        if (current.index && !current.unique && (!next.index || next.unique)) await dropIndex(trx, def.name, 'ix', next.name, dialect);
+        const added = { ...next, unique: next.unique && !current.unique, index: next.index && !next.unique && !(current.index && !current.unique) };
+        await createIndexes(trx, def.name, added);
+      });
+      await updateDefinition(trx, { ...def, fields: def.fields.map((field) => (field === current ? next : field)) });
+    });
+    return updated!;
+  }
+
+  async dropField(collectionName: string, fieldName: string): Promise<void> {
+    await this.change(async (trx, defs) => {
+      const def = this.require(defs, collectionName);
+      const field = this.requireField(def, fieldName);
+      if (field.system !== undefined || field.primaryKey === true || def.filterTargetKey === field.name) {
+        throw invalid(`${fieldName} is a key or automatic field and cannot be removed`, fieldName);
+      }
+      await this.ddl(() => dropColumn(trx, def.name, field, this.database.dialect));
+      await updateDefinition(trx, { ...def, fields: def.fields.filter((f) => f !== field) });
+    });
+  }
+
+  /**
+   * Applies a schema file: creates missing collections and fields, updates changed options.
+   * Never drops anything the file does not mention.
+   */
+  async applySchemaFile(input: unknown): Promise<void> {
+    const list = Array.isArray(input) ? input : isRecord(input) && Array.isArray(input.collections) ? input.collections : undefined;
+    if (list === undefined) throw invalid('a schema file holds an array of collections, or {"collections": [...]}');
+    for (const entry of list as unknown[]) {
+      const wanted = normalizeCollection(entry);
+      const existing = this.snapshot.get(wanted.name);
+      if (existing === undefined) {
+        await this.createCollection(entry);
+        continue;
+      }
+      if ((wanted.title ?? '') !== (existing.def.title ?? '')) await this.updateCollection(wanted.name, { title: wanted.title ?? '' });
+      for (const field of wanted.fields) {
+        if (field.system !== undefined) continue;
+        const have = existing.def.fields.find((f) => f.name === field.name);
+        if (have === undefined) await this.createField(wanted.name, field);
+        else if (JSON.stringify(have) !== JSON.stringify(field)) await this.updateField(wanted.name, field.name, field);
+      }
+    }
+  }
+
+  private require(defs: readonly CollectionDef[], name: string): CollectionDef {
+    const def = defs.find((candidate) => candidate.name === name);
+    if (def === undefined) throw new ApiError('COLLECTION_NOT_FOUND', `collection ${name} does not exist`);
+    return def;
+  }
+
+  private requireField(def: CollectionDef, name: string): FieldDef {
+    const field = def.fields.find((candidate) => candidate.name === name);
+    if (field === undefined) throw new ApiError('FIELD_NOT_FOUND', `field ${name} does not exist in ${def.name}`);
+    return field;
+  }
+
+  /**
+   * One schema change (DDL first, then the definition row: MySQL commits at each DDL statement): serialized in this process, and across processes by the version row
+   * lock taken first. Definitions are re-read inside the transaction, so a change made by
+   * another node is never overwritten with a stale copy.
+   */
+  private async change(apply: (trx: Trx, defs: CollectionDef[]) => Promise<void>): Promise<void> {
+    await this.#mutex.run(async () => {
+      try {
+        await this.database.db.transaction().execute(async (trx) => {
+          await bumpSchemaVersion(trx);
+          await apply(trx, await readDefinitions(trx));
+        });
+      } finally {
+        await this.reload();
+      }
+    });
+  }
+
+  /**
+   * Runs DDL, turning a database refusal into a client error. MySQL commits DDL at once, so
+   * a failure there runs `undo` for what already happened before the transaction rolls back.
+   */
+  private async ddl(run: () => Promise<void>, undo?: () => Promise<void>): Promise<void> {
+    try {
+      await run();
+    } catch (error) {
+      if (this.database.dialect === 'mysql' && undo !== undefined) await undo().catch(() => undefined);
+      const { kind } = classifyDriverError(error, this.database.dialect);
+      if (kind === 'unavailable') throw new ApiError('DATABASE_UNAVAILABLE', undefined, { cause: error });
+      if (kind === 'unique') throw new ApiError('UNIQUE_VIOLATION', 'stored rows hold duplicate values for this unique field', { cause: error });
+      throw new ApiError('SCHEMA_INVALID', 'the database refused this schema change', { cause: error });
+    }
+  }
+}

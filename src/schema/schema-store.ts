@@ -1,0 +1,70 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DynamicDb } from '../db/database.js';
+import type { CollectionDef, Dialect } from './types.js';
+
+export const COLLECTIONS_TABLE = 'corral_collections';
+export const META_TABLE = 'corral_meta';
+
+type Executor = Kysely<DynamicDb> | Transaction<DynamicDb>;
+
+/** Creates the system tables when missing. Safe to run from several processes at once. */
+export async function ensureSystemTables(db: Kysely<DynamicDb>, dialect: Dialect): Promise<void> {
+  const text = dialect === 'mysql' ? 'longtext' : 'text';
+  const tableOptions = dialect === 'mysql' ? sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_bin` : sql``;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await db.schema
+        .createTable(COLLECTIONS_TABLE)
+        .ifNotExists()
+        .addColumn('name', 'varchar(63)', (c) => c.primaryKey())
+        .addColumn('position', 'integer', (c) => c.notNull())
+        .addColumn('definition', sql.raw(text), (c) => c.notNull())
+        .modifyEnd(tableOptions)
+        .execute();
+      await db.schema
+        .createTable(META_TABLE)
+        .ifNotExists()
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('schema_version', 'integer', (c) => c.notNull())
+        .modifyEnd(tableOptions)
+        .execute();
+      const existing = await db.selectFrom(META_TABLE).select('id').where('id', '=', 1).executeTakeFirst();
+      if (existing === undefined) await db.insertInto(META_TABLE).values({ id: 1, schema_version: 0 }).execute();
+      return;
+    } catch (error) {
+      // Two processes starting together may race on CREATE TABLE / the first insert; the second try sees the winner's work.
+      if (attempt >= 2) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * (attempt + 1)));
+    }
+  }
+}
+
+export async function readSchemaVersion(db: Executor): Promise<number> {
+  const row = await db.selectFrom(META_TABLE).select('schema_version').where('id', '=', 1).executeTakeFirstOrThrow();
+  return Number(row.schema_version);
+}
+
+export async function bumpSchemaVersion(db: Executor): Promise<void> {
+  await db.updateTable(META_TABLE).set({ schema_version: sql`schema_version + 1` }).where('id', '=', 1).execute();
+}
+
+export async function readDefinitions(db: Executor): Promise<CollectionDef[]> {
+  const rows = await db.selectFrom(COLLECTIONS_TABLE).select(['definition']).orderBy('position').execute();
+  return rows.map((row) => JSON.parse(String(row.definition)) as CollectionDef);
+}
+
+export async function insertDefinition(db: Executor, def: CollectionDef): Promise<void> {
+  const last = await db.selectFrom(COLLECTIONS_TABLE).select(sql<number>`coalesce(max(position), 0)`.as('last')).executeTakeFirst();
+  await db
+    .insertInto(COLLECTIONS_TABLE)
+    .values({ name: def.name, position: Number(last?.last ?? 0) + 1, definition: JSON.stringify(def) })
+    .execute();
+}
+
+export async function updateDefinition(db: Executor, def: CollectionDef): Promise<void> {
+  await db.updateTable(COLLECTIONS_TABLE).set({ definition: JSON.stringify(def) }).where('name', '=', def.name).execute();
+}
+
+export async function deleteDefinition(db: Executor, name: string): Promise<void> {
+  await db.deleteFrom(COLLECTIONS_TABLE).where('name', '=', name).execute();
+}

@@ -1,0 +1,57 @@
+/** Closed vocabularies and the stored (normalized) shape of collections and fields. */
+
+export const SCALAR_TYPES = [
+  'string', 'text', 'integer', 'bigInt', 'float', 'double', 'decimal', 'boolean', 'date', 'dateOnly',
+  'time', 'json', 'array', 'uuid', 'nanoid', 'password', 'sort',
+] as const;
+export type ScalarType = (typeof SCALAR_TYPES)[number];
+
+export const RELATION_TYPES = ['belongsTo', 'hasOne', 'hasMany', 'belongsToMany'] as const;
+export type RelationType = (typeof RELATION_TYPES)[number];
+
+export type FieldTypeName = ScalarType | RelationType;
+
+export const ID_TYPES = ['integer', 'bigInt', 'uuid', 'nanoid'] as const;
+export type IdType = (typeof ID_TYPES)[number];
+
+export type Dialect = 'sqlite' | 'postgres' | 'mysql';
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** A scalar field as stored in the system table, every option resolved. */
+export interface FieldDef {
+  name: string;
+  type: ScalarType;
+  title?: string;
+  allowNull: boolean;
+  unique: boolean;
+  index: boolean;
+  defaultValue?: JsonValue;
+  min?: number;
+  max?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  enum?: JsonValue[];
+  /** string: varchar length. */
+  length?: number;
+  /** decimal */
+  precision?: number;
+  scale?: number;
+  /** Set by the system for id, createdAt, updatedAt. */
+  primaryKey?: boolean;
+  autoIncrement?: boolean;
+  system?: 'id' | 'createdAt' | 'updatedAt';
+}
+
+export interface CollectionDef {
+  name: string;
+  title?: string;
+  timestamps: boolean;
+  autoGenId: boolean;
+  idType: IdType;
+  filterTargetKey: string;
+  fields: FieldDef[];
+}
+
+export const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;

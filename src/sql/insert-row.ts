@@ -1,0 +1,18 @@
+import type { Collection, Row } from '../schema/collection.js';
+import type { Dialect } from '../schema/types.js';
+import type { Executor } from './select-rows.js';
+
+/**
+ * Inserts one row and reads it back. PostgreSQL and SQLite use RETURNING; MySQL has none,
+ * so the row is read back by its primary key (the insert id for auto-increment keys).
+ */
+export async function insertRow(db: Executor, dialect: Dialect, collection: Collection, row: Record<string, unknown>): Promise<Row> {
+  const columns = collection.visible.map((field) => field.name);
+  if (dialect !== 'mysql') {
+    return (await db.insertInto(collection.name).values(row).returning(columns).executeTakeFirstOrThrow()) as Row;
+  }
+  const result = await db.insertInto(collection.name).values(row).executeTakeFirstOrThrow();
+  const pk = collection.primaryKey;
+  const key = pk.def.autoIncrement === true && row[pk.name] === undefined ? String(result.insertId) : row[pk.name];
+  return (await db.selectFrom(collection.name).select(columns).where(pk.name, '=', key).executeTakeFirstOrThrow()) as Row;
+}

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll } from 'vitest';
+import { buildApp, type BuiltApp } from '../../src/app.js';
+import { DEFAULT_CONFIG, type Config } from '../../src/config/config.js';
+import type { Dialect } from '../../src/schema/types.js';
+import { createTestDatabase, type TestDatabase } from './test-database.js';
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: any;
+  text: string;
+}
+
+/** A thin client over Fastify's inject: the real HTTP surface without a socket. */
+export interface TestApi {
+  request(method: string, url: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  get(url: string): Promise<Reply>;
+  post(url: string, body?: unknown): Promise<Reply>;
+  put(url: string, body?: unknown): Promise<Reply>;
+  del(url: string): Promise<Reply>;
+  /** Creates a collection and fails loudly if the schema API refuses. */
+  collection(definition: Record<string, unknown>): Promise<void>;
+}
+
+export function testConfig(database: TestDatabase, overrides: Partial<Config> = {}): Config {
+  return {
+    port: 0,
+    host: '127.0.0.1',
+    database: database.config,
+    logLevel: 'silent',
+    bodyLimit: DEFAULT_CONFIG.bodyLimit,
+    apiPrefix: '/api',
+    shutdownTimeoutMs: 5000,
+    schemaPollMs: 200,
+    ...overrides,
+  };
+}
+
+export function apiFor(built: BuiltApp): TestApi {
+  const request = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> => {
+    const hasBody = body !== undefined;
+    const response = await built.app.inject({
+      method: method as 'GET',
+      url,
+      ...(hasBody ? { payload: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+      headers: { ...(hasBody ? { 'content-type': 'application/json' } : {}), ...headers },
+    });
+    let parsed: unknown;
+    try {
+      parsed = response.body === '' ? undefined : JSON.parse(response.body);
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.statusCode, headers: response.headers, body: parsed, text: response.body };
+  };
+  return {
+    request,
+    get: (url) => request('GET', url),
+    post: (url, body) => request('POST', url, body),
+    put: (url, body) => request('PUT', url, body),
+    del: (url) => request('DELETE', url),
+    collection: async (definition) => {
+      const reply = await request('POST', '/api/collections:create', definition);
+      if (reply.status !== 201) throw new Error(`collections:create failed: ${reply.status} ${reply.text}`);
+    },
+  };
+}
+
+export interface DialectApp {
+  readonly api: TestApi;
+  readonly built: BuiltApp;
+  readonly database: TestDatabase;
+}
+
+/**
+ * Registers beforeAll/afterAll that give a describe block its own database and app on one
+ * dialect. Read the fields inside tests (they are set once beforeAll has run).
+ */
+export function useDialectApp(dialect: Dialect, overrides: Partial<Config> = {}): DialectApp {
+  const state = {} as { api: TestApi; built: BuiltApp; database: TestDatabase };
+  beforeAll(async () => {
+    state.database = await createTestDatabase(dialect);
+    state.built = await buildApp(testConfig(state.database, overrides));
+    state.api = apiFor(state.built);
+  });
+  afterAll(async () => {
+    await state.built?.close();
+    await state.database?.drop();
+  });
+  return state;
+}
