@@ -35,6 +35,14 @@ export async function buildApp(config: Config): Promise<BuiltApp> {
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     return503OnClosing: true,
+    // Bad URLs and the like are answered before routing: render them like every other error.
+    frameworkErrors: (error, request, reply) => {
+      const apiError =
+        error.code === 'FST_ERR_BAD_URL'
+          ? new ApiError('KEY_INVALID', 'the path is not valid percent-encoding')
+          : toApiError(error, config.database.dialect, String(request.id));
+      void (reply as FastifyReply).status(apiError.status).send({ errors: apiError.entries });
+    },
   });
   const database = await openDatabase(config.database);
   const schema = new SchemaManager(database, app.log);

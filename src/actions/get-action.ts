@@ -1,4 +1,5 @@
 import { ApiError } from '../errors/api-error.js';
+import { bindAppends } from '../plan/bind-appends.js';
 import { bindSelection } from '../plan/bind-selection.js';
 import { bindSort } from '../plan/bind-sort.js';
 import type { Collection } from '../schema/collection.js';
@@ -13,6 +14,7 @@ export async function getAction(ctx: ActionContext, collection: Collection): Pro
   requireTarget(target);
   const select = bindSelection(collection, params.fields, params.except);
   const order = bindSort(collection, params.sort);
+  bindAppends(collection, params.appends);
   const [row] = await selectRows(ctx.database.db, ctx.database.dialect, { collection, where: target.where, select, order, limit: 1 });
   if (row === undefined) throw new ApiError('RECORD_NOT_FOUND', `no ${collection.name} record matches`);
   return json({ data: collection.decode(row, select) });

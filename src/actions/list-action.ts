@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { bindAppends } from '../plan/bind-appends.js';
 import { bindSelection } from '../plan/bind-selection.js';
 import { bindSort } from '../plan/bind-sort.js';
 import type { ReadPlan } from '../plan/read-plan.js';
@@ -16,6 +17,7 @@ export async function listAction(ctx: ActionContext, collection: Collection): Pr
   const { where } = bindTarget(ctx.request, collection);
   const select = bindSelection(collection, params.fields, params.except);
   const order = bindSort(collection, params.sort);
+  bindAppends(collection, params.appends);
 
   if (!params.paginate) {
     const plan: ReadPlan = { collection, where, select, order };

@@ -29,8 +29,9 @@ function nameAndAction(segment: string): { name: string; action?: string } | und
   return ACTION_PATTERN.test(action) ? { name, action } : undefined;
 }
 
+/** A raw ':' in a key position is a mistyped action, not a key: keys holding ':' are sent as %3A. */
 function decodeKey(segment: string): string {
-  if (segment === '') throw new ApiError('ROUTE_NOT_FOUND');
+  if (segment === '' || segment.includes(':')) throw new ApiError('ROUTE_NOT_FOUND');
   try {
     return decodeURIComponent(segment);
   } catch {

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { parseResourcePath } from '../../src/http/resource-path.js';
+import { mergeKeys } from '../../src/request/api-request.js';
+import { parseQueryParams } from '../../src/request/query-params.js';
+
+describe('parseResourcePath', () => {
+  const CASES: [string, ReturnType<typeof parseResourcePath>][] = [
+    ['posts', { collection: 'posts' }],
+    ['posts:list', { collection: 'posts', action: 'list' }],
+    ['posts:get/1', { collection: 'posts', action: 'get', key: '1' }],
+    ['posts/1', { collection: 'posts', key: '1' }],
+    ['posts/1/comments', { collection: 'posts', sourceKey: '1', association: 'comments' }],
+    ['posts/1/comments:list', { collection: 'posts', sourceKey: '1', association: 'comments', action: 'list' }],
+    ['posts/1/comments:get/3', { collection: 'posts', sourceKey: '1', association: 'comments', action: 'get', key: '3' }],
+    ['posts/1/comments:update/3', { collection: 'posts', sourceKey: '1', association: 'comments', action: 'update', key: '3' }],
+    ['posts/1/comments/3', { collection: 'posts', sourceKey: '1', association: 'comments', key: '3' }],
+    ['collections/posts/fields:create', { collection: 'collections', sourceKey: 'posts', association: 'fields', action: 'create' }],
+    ['posts/a%2Fb', { collection: 'posts', key: 'a/b' }],
+    ['posts:get/a%3Ab', { collection: 'posts', action: 'get', key: 'a:b' }],
+    ['posts/%E2%9C%93', { collection: 'posts', key: '✓' }],
+    ['', undefined],
+    ['posts:', undefined],
+    [':list', undefined],
+    ['posts:li-st', undefined],
+    ['1posts', undefined],
+    ['posts:list:x', undefined],
+    ['posts:list/1/2', undefined],
+    ['posts/1:get', undefined],
+    ['posts/1/comments/3/4', undefined],
+    ['posts/1/comments:get/3/4', undefined],
+  ];
+  for (const [path, expected] of CASES) {
+    it(`parses ${JSON.stringify(path)}`, () => {
+      if (expected === undefined) {
+        let result: unknown;
+        try {
+          result = parseResourcePath(path);
+        } catch (error) {
+          result = (error as { code?: string }).code;
+        }
+        expect(result === undefined || result === 'ROUTE_NOT_FOUND').toBe(true);
+      } else expect(parseResourcePath(path)).toEqual(expected);
+    });
+  }
+
+  it('rejects bad percent-encoding with KEY_INVALID', () => {
+    expect(() => parseResourcePath('posts/%E0%A4%A')).toThrowError(expect.objectContaining({ code: 'KEY_INVALID' }));
+  });
+});
+
+describe('mergeKeys', () => {
+  it('takes the key from the path or from filterByTk', () => {
+    expect(mergeKeys('1', undefined)).toBe('1');
+    expect(mergeKeys(undefined, 2)).toBe(2);
+    expect(mergeKeys(undefined, ['1', '2'])).toEqual(['1', '2']);
+    expect(mergeKeys('1', '1')).toBe('1');
+    expect(mergeKeys('1', 1)).toBe('1');
+    expect(mergeKeys('1', ['1'])).toBe('1');
+  });
+  it('rejects different keys with KEY_CONFLICT', () => {
+    for (const other of ['2', 2, ['1', '2'], []]) {
+      expect(() => mergeKeys('1', other as never)).toThrowError(expect.objectContaining({ code: 'KEY_CONFLICT' }));
+    }
+  });
+});
+
+describe('parseQueryParams', () => {
+  it('has defaults', () => {
+    expect(parseQueryParams({})).toEqual({ page: 1, pageSize: 20, paginate: true, simplePaginate: false, cascade: false });
+  });
+  it('reads comma lists and arrays alike', () => {
+    expect(parseQueryParams({ fields: 'id, title' }).fields).toEqual(['id', 'title']);
+    expect(parseQueryParams({ sort: ['-views', 'id'] }).sort).toEqual(['-views', 'id']);
+    expect(parseQueryParams({ appends: ['a,b', 'c'] }).appends).toEqual(['a', 'b', 'c']);
+  });
+  it('reads filterByTk as a key, an array, or a JSON array', () => {
+    expect(parseQueryParams({ filterByTk: '7' }).filterByTk).toBe('7');
+    expect(parseQueryParams({ filterByTk: ['1', '2'] }).filterByTk).toEqual(['1', '2']);
+    expect(parseQueryParams({ filterByTk: '[1,2]' }).filterByTk).toEqual([1, 2]);
+    expect(parseQueryParams({ filterByTk: '[not json' }).filterByTk).toBe('[not json');
+  });
+  it('reads the filter as JSON text or as a nested object', () => {
+    expect(parseQueryParams({ filter: '{"a":1}' }).filter).toEqual({ a: 1 });
+    expect(parseQueryParams({ filter: { a: { $gt: '1' } } }).filter).toEqual({ a: { $gt: '1' } });
+  });
+  const BAD: [Record<string, unknown>, string][] = [
+    [{ page: '0' }, 'PARAM_INVALID'],
+    [{ page: '-1' }, 'PARAM_INVALID'],
+    [{ page: '1.5' }, 'PARAM_INVALID'],
+    [{ pageSize: '1001' }, 'PARAM_INVALID'],
+    [{ paginate: 'nope' }, 'PARAM_INVALID'],
+    [{ fields: { a: 1 } }, 'PARAM_INVALID'],
+    [{ filterByTk: [{ a: 1 }] }, 'KEY_INVALID'],
+    [{ filterByTk: Array.from({ length: 1001 }, (_, i) => String(i)) }, 'PARAM_INVALID'],
+    [{ filter: 'nope' }, 'FILTER_INVALID'],
+    [{ filter: 'x'.repeat(16 * 1024 + 1) }, 'FILTER_TOO_COMPLEX'],
+  ];
+  for (const [query, code] of BAD) {
+    it(`rejects ${JSON.stringify(query).slice(0, 60)} with ${code}`, () => {
+      expect(() => parseQueryParams(query)).toThrowError(expect.objectContaining({ code }));
+    });
+  }
+});
