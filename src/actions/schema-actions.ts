@@ -1,5 +1,5 @@
 import { ApiError } from '../errors/api-error.js';
-import type { CollectionDef, FieldDef } from '../schema/types.js';
+import type { CollectionDef, FieldDef, RelationDef } from '../schema/types.js';
 import { json, type ActionContext, type ActionResult } from './action-context.js';
 
 /** Schema lists are small (the definitions are in memory); they page like any list. */
@@ -32,20 +32,31 @@ function findCollection(ctx: ActionContext, name: string): CollectionDef {
   return collection.def;
 }
 
+/** Fields as clients see them: scalar fields, then relation fields, each with resolved options. */
+function fieldsOf(def: CollectionDef): (FieldDef | RelationDef)[] {
+  return [...def.fields, ...(def.relations ?? [])];
+}
+
+/** The public shape of a collection: relations are listed among its fields. */
+export function publicCollection(def: CollectionDef): Record<string, unknown> {
+  const { relations: _relations, uniques: _uniques, ...rest } = def;
+  return { ...rest, fields: fieldsOf(def) };
+}
+
 export const collectionsActions = {
   list: async (ctx: ActionContext) => {
     const keys = keysOf(ctx);
     const defs = ctx.schema.snapshot.defs.filter((def) => keys === undefined || keys.has(def.name));
-    return page(ctx, defs);
+    return page(ctx, defs.map(publicCollection));
   },
-  get: async (ctx: ActionContext) => json({ data: findCollection(ctx, singleKey(ctx, 'collection')) }),
+  get: async (ctx: ActionContext) => json({ data: publicCollection(findCollection(ctx, singleKey(ctx, 'collection'))) }),
   create: async (ctx: ActionContext) => {
     const def = await ctx.schema.createCollection(ctx.request.body);
-    return json({ data: def }, 201, { location: ctx.itemUrl('collections', def.name) });
+    return json({ data: publicCollection(def) }, 201, { location: ctx.itemUrl('collections', def.name) });
   },
-  update: async (ctx: ActionContext) => json({ data: await ctx.schema.updateCollection(singleKey(ctx, 'collection'), ctx.request.body ?? {}) }),
+  update: async (ctx: ActionContext) => json({ data: publicCollection(await ctx.schema.updateCollection(singleKey(ctx, 'collection'), ctx.request.body ?? {})) }),
   destroy: async (ctx: ActionContext) => {
-    await ctx.schema.dropCollection(singleKey(ctx, 'collection'));
+    await ctx.schema.dropCollection(singleKey(ctx, 'collection'), ctx.request.params.cascade);
     return json({ data: 1 });
   },
 } satisfies Record<string, (ctx: ActionContext) => Promise<ActionResult>>;
@@ -54,9 +65,9 @@ function sourceName(ctx: ActionContext): string {
   return ctx.request.path.sourceKey!;
 }
 
-function findField(ctx: ActionContext): FieldDef {
+function findField(ctx: ActionContext): FieldDef | RelationDef {
   const name = singleKey(ctx, 'field');
-  const field = findCollection(ctx, sourceName(ctx)).fields.find((candidate) => candidate.name === name);
+  const field = fieldsOf(findCollection(ctx, sourceName(ctx))).find((candidate) => candidate.name === name);
   if (field === undefined) throw new ApiError('FIELD_NOT_FOUND', `field ${name} does not exist in ${sourceName(ctx)}`);
   return field;
 }
@@ -64,7 +75,7 @@ function findField(ctx: ActionContext): FieldDef {
 export const fieldsActions = {
   list: async (ctx: ActionContext) => {
     const keys = keysOf(ctx);
-    return page(ctx, findCollection(ctx, sourceName(ctx)).fields.filter((field) => keys === undefined || keys.has(field.name)));
+    return page(ctx, fieldsOf(findCollection(ctx, sourceName(ctx))).filter((field) => keys === undefined || keys.has(field.name)));
   },
   get: async (ctx: ActionContext) => json({ data: findField(ctx) }),
   create: async (ctx: ActionContext) => {

@@ -29,9 +29,15 @@ function defaultLiteral(field: FieldDef, dialect: Dialect): unknown {
   return typeof value === 'bigint' ? value.toString() : value;
 }
 
+const ON_DELETE_SQL = { 'SET NULL': 'set null', CASCADE: 'cascade', RESTRICT: 'restrict' } as const;
+
 function defineColumn(field: FieldDef, dialect: Dialect) {
   return (column: ColumnDefinitionBuilder): ColumnDefinitionBuilder => {
     let c = column;
+    // SQLite cannot add a constraint later, so its foreign keys are declared with the column.
+    if (dialect === 'sqlite' && field.references !== undefined) {
+      c = c.references(`${field.references.collection}.${field.references.key}`).onDelete(ON_DELETE_SQL[field.references.onDelete]);
+    }
     if (field.primaryKey === true) c = c.primaryKey();
     if (field.autoIncrement === true) {
       c = dialect === 'postgres' ? c.generatedByDefaultAsIdentity() : c.autoIncrement();
@@ -43,14 +49,54 @@ function defineColumn(field: FieldDef, dialect: Dialect) {
   };
 }
 
+/**
+ * Creates the table and its indexes. On PostgreSQL and MySQL the caller adds foreign keys
+ * afterwards with `addForeignKey`, once every table they point at exists.
+ */
 export async function createTable(trx: Trx, def: CollectionDef, dialect: Dialect): Promise<void> {
-  let builder = trx.schema.createTable(def.name);
+  await createBareTable(trx, def, def.name, dialect);
+  await createAllIndexes(trx, def);
+}
+
+async function createBareTable(trx: Trx, def: CollectionDef, table: string, dialect: Dialect): Promise<void> {
+  let builder = trx.schema.createTable(table);
   for (const field of def.fields) {
     builder = builder.addColumn(field.name, sql.raw(columnType(field, dialect)), defineColumn(field, dialect));
   }
   if (dialect === 'mysql') builder = builder.modifyEnd(MYSQL_TABLE_OPTIONS);
   await builder.execute();
+}
+
+async function createAllIndexes(trx: Trx, def: CollectionDef): Promise<void> {
   for (const field of def.fields) await createIndexes(trx, def.name, field);
+  for (const columns of def.uniques ?? []) {
+    await trx.schema.createIndex(indexName('uq', def.name, columns.join('_'))).on(def.name).columns(columns).unique().execute();
+  }
+}
+
+/** PostgreSQL and MySQL: the foreign key constraint of a relation's key column. */
+export async function addForeignKey(trx: Trx, table: string, field: FieldDef, dialect: Dialect): Promise<void> {
+  const ref = field.references;
+  if (dialect === 'sqlite' || ref === undefined) return;
+  await trx.schema
+    .alterTable(table)
+    .addForeignKeyConstraint(indexName('fk', table, field.name), [field.name], ref.collection, [ref.key], (c) => c.onDelete(ON_DELETE_SQL[ref.onDelete]))
+    .execute();
+}
+
+/**
+ * SQLite cannot drop a column that takes part in a foreign key: build the table anew from
+ * its next definition, copy the rows, and swap it in. Runs with foreign keys off (see
+ * SchemaManager), which is what keeps the old table's drop from cascading.
+ */
+export async function rebuildSqliteTable(trx: Trx, next: CollectionDef): Promise<void> {
+  const temp = `${next.name}__rebuild`;
+  await createBareTable(trx, next, temp, 'sqlite');
+  const columns = sql.join(next.fields.map((field) => sql.ref(field.name)));
+  await sql`insert into ${sql.table(temp)} (${columns}) select ${columns} from ${sql.table(next.name)}`.execute(trx);
+  await trx.schema.dropTable(next.name).execute();
+  await sql`alter table ${sql.table(temp)} rename to ${sql.table(next.name)}`.execute(trx);
+  await createAllIndexes(trx, next);
 }
 
 export async function createIndexes(trx: Trx, table: string, field: FieldDef): Promise<void> {
@@ -83,6 +129,9 @@ export async function addColumn(trx: Trx, table: string, field: FieldDef, dialec
 }
 
 export async function dropColumn(trx: Trx, table: string, field: FieldDef, dialect: Dialect): Promise<void> {
+  if (field.references !== undefined && dialect === 'mysql') {
+    await sql`alter table ${sql.table(table)} drop foreign key ${sql.ref(indexName('fk', table, field.name))}`.execute(trx);
+  }
   // SQLite refuses to drop an indexed column; every dialect drops the index first alike.
   if (field.unique) await dropIndex(trx, table, 'uq', field.name, dialect);
   if (field.index && !field.unique) await dropIndex(trx, table, 'ix', field.name, dialect);

@@ -1,5 +1,6 @@
 import { compileFieldValidator } from './field-validator.js';
 import { invalid, isRecord, normalizeField } from './normalize-field.js';
+import { isRelationInput } from './resolve-relation.js';
 import { ID_TYPES, NAME_PATTERN, type CollectionDef, type FieldDef, type IdType } from './types.js';
 
 /** Names the API itself uses, or that later system collections will take. */
@@ -48,8 +49,11 @@ export function findField(fields: readonly FieldDef[], name: string): FieldDef |
   return fields.find((field) => field.name.toLowerCase() === lower);
 }
 
-/** Reads a `collections:create` body into a resolved CollectionDef. Throws SCHEMA_INVALID. */
-export function normalizeCollection(input: unknown): CollectionDef {
+/**
+ * Reads a `collections:create` body into a resolved CollectionDef (scalar fields) and the
+ * relation field definitions, which need the rest of the schema to resolve. Throws SCHEMA_INVALID.
+ */
+export function normalizeCollection(input: unknown): { def: CollectionDef; relationInputs: Record<string, unknown>[] } {
   if (!isRecord(input)) throw invalid('the body must be a collection definition object');
   for (const key of Object.keys(input)) {
     if (!COLLECTION_OPTIONS.has(key)) throw invalid(`unknown collection option ${key}`, key);
@@ -69,7 +73,9 @@ export function normalizeCollection(input: unknown): CollectionDef {
   }
   if (input.title !== undefined && typeof input.title !== 'string') throw invalid('title must be a string', 'title');
   if (input.fields !== undefined && !Array.isArray(input.fields)) throw invalid('fields must be an array', 'fields');
-  const userFields = ((input.fields as unknown[] | undefined) ?? []).map(normalizeField);
+  const fieldInputs = (input.fields as unknown[] | undefined) ?? [];
+  const relationInputs = fieldInputs.filter(isRelationInput);
+  const userFields = fieldInputs.filter((field) => !isRelationInput(field)).map(normalizeField);
   const fields = systemFields(idType as IdType, autoGenId, timestamps);
   for (const field of userFields) {
     if (findField(fields, field.name) !== undefined) throw invalid(`field ${field.name} is defined twice or is automatic`, field.name);
@@ -87,7 +93,7 @@ export function normalizeCollection(input: unknown): CollectionDef {
   if (keyField === undefined || (keyField.primaryKey !== true && !(keyField.unique && !keyField.allowNull))) {
     throw invalid('filterTargetKey must name the primary key or a unique field with allowNull false', 'filterTargetKey');
   }
-  const def: CollectionDef = { name, timestamps, autoGenId, idType: idType as IdType, filterTargetKey, fields };
+  const def: CollectionDef = { name, timestamps, autoGenId, idType: idType as IdType, filterTargetKey, fields, relations: [] };
   if (typeof input.title === 'string') def.title = input.title;
-  return def;
+  return { def, relationInputs };
 }

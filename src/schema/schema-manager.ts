@@ -1,17 +1,19 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Database, DynamicDb } from '../db/database.js';
 import { classifyDriverError } from '../db/driver-error.js';
 import { ApiError } from '../errors/api-error.js';
-import { addColumn, createIndexes, createTable, dropColumn, dropIndex, dropTable, renameColumn } from './ddl.js';
+import { addColumn, createIndexes, dropColumn, dropIndex, renameColumn } from './ddl.js';
 import { Mutex } from './mutex.js';
 import { checkDefault, findField, MAX_FIELDS_PER_COLLECTION, normalizeCollection } from './normalize-collection.js';
 import { invalid, isRecord, normalizeField } from './normalize-field.js';
 import {
-  bumpSchemaVersion, deleteDefinition, ensureSystemTables, insertDefinition, readDefinitions, readSchemaVersion, updateDefinition,
+  bumpSchemaVersion, ensureSystemTables, readDefinitions, readSchemaVersion, updateDefinition,
 } from './schema-store.js';
 import { SchemaSnapshot } from './schema-snapshot.js';
-import type { CollectionDef, FieldDef } from './types.js';
+import { isRelationInput } from './resolve-relation.js';
+import { SchemaWork } from './schema-work.js';
+import type { CollectionDef, FieldDef, RelationDef } from './types.js';
 
 type Trx = Transaction<DynamicDb>;
 
@@ -77,15 +79,19 @@ export class SchemaManager {
   }
 
   async createCollection(input: unknown): Promise<CollectionDef> {
-    const def = normalizeCollection(input);
+    const { def, relationInputs } = normalizeCollection(input);
+    let created: CollectionDef | undefined;
     await this.change(async (trx, defs) => {
       if (defs.some((existing) => existing.name.toLowerCase() === def.name.toLowerCase())) {
         throw new ApiError('COLLECTION_EXISTS', `collection ${def.name} already exists`, { field: 'name' });
       }
-      await this.ddl(() => createTable(trx, def, this.database.dialect), async () => dropTable(trx, def.name));
-      await insertDefinition(trx, def);
+      const work = new SchemaWork(defs);
+      work.create(def);
+      for (const relation of relationInputs) work.addRelation(def.name, relation);
+      await this.applyWork(trx, work);
+      created = work.get(def.name);
     });
-    return def;
+    return created!;
   }
 
   async updateCollection(name: string, patch: unknown): Promise<CollectionDef> {
@@ -104,15 +110,38 @@ export class SchemaManager {
     return updated!;
   }
 
-  async dropCollection(name: string): Promise<void> {
+  /**
+   * Drops a collection with its own relations. Relations of other collections that point at
+   * it make it COLLECTION_IN_USE, unless `cascade` drops those relations too.
+   */
+  async dropCollection(name: string, cascade = false): Promise<void> {
     await this.change(async (trx, defs) => {
-      this.require(defs, name);
-      await this.ddl(() => dropTable(trx, name));
-      await deleteDefinition(trx, name);
+      const work = new SchemaWork(defs);
+      const def = work.get(name);
+      const incoming = work.incoming(name);
+      if (incoming.length > 0 && !cascade) {
+        const users = incoming.map(({ source, relation }) => `${source}.${relation.name}`);
+        throw new ApiError('COLLECTION_IN_USE', `${name} is used by ${users.join(', ')}; drop those relations first or pass cascade=true`, {
+          details: { usedBy: users },
+        });
+      }
+      for (const { source, relation } of incoming) work.dropRelation(source, relation.name);
+      for (const relation of [...(def.relations ?? [])]) work.dropRelation(name, relation.name);
+      work.dropCollection(name);
+      await this.applyWork(trx, work);
     });
   }
 
-  async createField(collectionName: string, input: unknown): Promise<FieldDef> {
+  async createField(collectionName: string, input: unknown): Promise<FieldDef | RelationDef> {
+    if (isRelationInput(input)) {
+      let relation: RelationDef | undefined;
+      await this.change(async (trx, defs) => {
+        const work = new SchemaWork(defs);
+        relation = work.addRelation(collectionName, input);
+        await this.applyWork(trx, work);
+      });
+      return relation!;
+    }
     const field = normalizeField(input);
     if (field.primaryKey === true) throw invalid('a primary key can only be set when the collection is created', field.name);
     checkDefault(field);
@@ -121,7 +150,7 @@ export class SchemaManager {
     }
     await this.change(async (trx, defs) => {
       const def = this.require(defs, collectionName);
-      if (findField(def.fields, field.name) !== undefined) {
+      if (findField(def.fields, field.name) !== undefined || (def.relations ?? []).some((r) => r.name.toLowerCase() === field.name.toLowerCase())) {
         throw new ApiError('FIELD_EXISTS', `field ${field.name} already exists in ${collectionName}`, { field: field.name });
       }
       if (def.fields.length >= MAX_FIELDS_PER_COLLECTION) throw invalid(`a collection has at most ${MAX_FIELDS_PER_COLLECTION} fields`, 'fields');
@@ -139,8 +168,12 @@ export class SchemaManager {
     let updated: FieldDef | undefined;
     await this.change(async (trx, defs) => {
       const def = this.require(defs, collectionName);
+      if ((def.relations ?? []).some((relation) => relation.name === fieldName)) {
+        throw new ApiError('SCHEMA_CHANGE_UNSAFE', `${fieldName}: a relation cannot be changed in place; drop it and define it again`, { field: fieldName });
+      }
       const current = this.requireField(def, fieldName);
       if (current.system !== undefined) throw invalid(`${fieldName} is automatic and cannot be changed`, fieldName);
+      if (current.references !== undefined) throw invalid(`${fieldName} is the key column of a relation`, fieldName);
       for (const key of STRUCTURAL_OPTIONS) {
         if (patch[key] !== undefined && JSON.stringify(patch[key]) !== JSON.stringify(current[key])) {
           throw new ApiError('SCHEMA_CHANGE_UNSAFE', `${fieldName}: changing ${key} is not supported; add a new field and copy the values`, { field: fieldName });
@@ -175,9 +208,19 @@ export class SchemaManager {
   async dropField(collectionName: string, fieldName: string): Promise<void> {
     await this.change(async (trx, defs) => {
       const def = this.require(defs, collectionName);
+      if ((def.relations ?? []).some((relation) => relation.name === fieldName)) {
+        const work = new SchemaWork(defs);
+        work.dropRelation(collectionName, fieldName);
+        await this.applyWork(trx, work);
+        return;
+      }
       const field = this.requireField(def, fieldName);
       if (field.system !== undefined || field.primaryKey === true || def.filterTargetKey === field.name) {
         throw invalid(`${fieldName} is a key or automatic field and cannot be removed`, fieldName);
+      }
+      if (field.references !== undefined) throw invalid(`${fieldName} is the key column of a relation; drop the relation instead`, fieldName);
+      if (defs.some((other) => (other.relations ?? []).some((r) => (r.sourceKey === fieldName && other.name === collectionName) || (r.targetKey === fieldName && r.target === collectionName)))) {
+        throw invalid(`${fieldName} is the key a relation points at`, fieldName);
       }
       await this.ddl(() => dropColumn(trx, def.name, field, this.database.dialect));
       await updateDefinition(trx, { ...def, fields: def.fields.filter((f) => f !== field) });
@@ -192,7 +235,7 @@ export class SchemaManager {
     const list = Array.isArray(input) ? input : isRecord(input) && Array.isArray(input.collections) ? input.collections : undefined;
     if (list === undefined) throw invalid('a schema file holds an array of collections, or {"collections": [...]}');
     for (const entry of list as unknown[]) {
-      const wanted = normalizeCollection(entry);
+      const { def: wanted, relationInputs } = normalizeCollection(entry);
       const existing = this.snapshot.get(wanted.name);
       if (existing === undefined) {
         await this.createCollection(entry);
@@ -204,6 +247,9 @@ export class SchemaManager {
         const have = existing.def.fields.find((f) => f.name === field.name);
         if (have === undefined) await this.createField(wanted.name, field);
         else if (JSON.stringify(have) !== JSON.stringify(field)) await this.updateField(wanted.name, field.name, field);
+      }
+      for (const relation of relationInputs) {
+        if (!(existing.def.relations ?? []).some((r) => r.name === relation.name)) await this.createField(wanted.name, relation);
       }
     }
   }
@@ -228,14 +274,36 @@ export class SchemaManager {
   private async change(apply: (trx: Trx, defs: CollectionDef[]) => Promise<void>): Promise<void> {
     await this.#mutex.run(async () => {
       try {
-        await this.database.db.transaction().execute(async (trx) => {
-          await bumpSchemaVersion(trx);
-          await apply(trx, await readDefinitions(trx));
+        if (this.database.dialect !== 'sqlite') {
+          await this.database.db.transaction().execute(async (trx) => {
+            await bumpSchemaVersion(trx);
+            await apply(trx, await readDefinitions(trx));
+          });
+          return;
+        }
+        // SQLite rebuilds tables to drop key columns; that needs foreign keys off, which can
+        // only change outside a transaction. The check before commit keeps the data sound.
+        await this.database.db.connection().execute(async (connection) => {
+          await sql`pragma foreign_keys = off`.execute(connection);
+          try {
+            await connection.transaction().execute(async (trx) => {
+              await bumpSchemaVersion(trx);
+              await apply(trx, await readDefinitions(trx));
+              const broken = await sql`pragma foreign_key_check`.execute(trx);
+              if (broken.rows.length > 0) throw new ApiError('REFERENCE_VIOLATION', 'the change would leave rows pointing at missing records');
+            });
+          } finally {
+            await sql`pragma foreign_keys = on`.execute(connection);
+          }
         });
       } finally {
         await this.reload();
       }
     });
+  }
+
+  private async applyWork(trx: Trx, work: SchemaWork): Promise<void> {
+    await work.apply(trx, this.database.dialect, (run) => this.ddl(run));
   }
 
   /**

@@ -1,4 +1,4 @@
-import { compileCollection, type Collection } from './collection.js';
+import { compileCollection, linkRelations, type Collection } from './collection.js';
 import type { CollectionDef, Dialect } from './types.js';
 
 /** An immutable view of every collection; replaced whole when the schema changes. */
@@ -11,6 +11,7 @@ export class SchemaSnapshot {
     dialect: Dialect,
   ) {
     this.collections = new Map(defs.map((def) => [def.name, compileCollection(def, dialect)]));
+    linkRelations(this.collections);
   }
 
   get(name: string): Collection | undefined {

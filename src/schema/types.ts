@@ -42,6 +42,31 @@ export interface FieldDef {
   primaryKey?: boolean;
   autoIncrement?: boolean;
   system?: 'id' | 'createdAt' | 'updatedAt';
+  /** Set on a foreign key column that a relation created (see RelationDef). */
+  references?: { collection: string; key: string; onDelete: OnDelete };
+}
+
+export const ON_DELETE = ['SET NULL', 'CASCADE', 'RESTRICT'] as const;
+export type OnDelete = (typeof ON_DELETE)[number];
+
+/**
+ * A relation field with every key resolved. Which keys apply depends on the type:
+ * - belongsTo: `foreignKey` is a column of the source, pointing at the target's `targetKey`.
+ * - hasOne / hasMany: `foreignKey` is a column of the target, pointing at the source's `sourceKey`.
+ * - belongsToMany: the `through` collection holds `foreignKey` (→ source `sourceKey`) and
+ *   `otherKey` (→ target `targetKey`).
+ */
+export interface RelationDef {
+  name: string;
+  type: RelationType;
+  title?: string;
+  target: string;
+  foreignKey: string;
+  sourceKey?: string;
+  targetKey?: string;
+  through?: string;
+  otherKey?: string;
+  onDelete: OnDelete;
 }
 
 export interface CollectionDef {
@@ -52,6 +77,10 @@ export interface CollectionDef {
   idType: IdType;
   filterTargetKey: string;
   fields: FieldDef[];
+  /** Relation fields; absent in definitions stored before relations existed. */
+  relations?: RelationDef[];
+  /** Multi-column unique constraints (a through collection's pair of keys). */
+  uniques?: string[][];
 }
 
 export const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;

@@ -1,12 +1,16 @@
 import { fail, ok, type FieldType } from '../field-type.js';
+import { isCalendarDate } from './date-type.js';
 
 export const dateOnlyType: FieldType = {
   name: 'dateOnly',
   columnType: (_def, dialect) => (dialect === 'sqlite' ? 'text' : 'date'),
   parse: (value) => {
-    if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return fail('must be a date YYYY-MM-DD');
-    const date = new Date(`${value}T00:00:00Z`);
-    if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) return fail('is not a calendar date');
+    const match = typeof value === 'string' ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(value) : null;
+    if (match === null) return fail('must be a date YYYY-MM-DD');
+    const year = Number(match[1]);
+    if (!isCalendarDate(year, Number(match[2]), Number(match[3]))) return fail('is not a calendar date');
+    // The range MySQL's DATE supports, and the one `date` has, so every dialect agrees.
+    if (year < 1000) return fail('must be between years 1000 and 9999');
     return ok(value);
   },
   toDb: (value) => value,

@@ -20,14 +20,25 @@ export const decimalType: FieldType = {
     }
     return ok(text);
   },
-  toDb: (value, dialect) => (dialect === 'sqlite' ? Number(value) : value),
+  // SQLite's NUMERIC affinity turns the text into an INTEGER when it is integral (exact to 64
+  // bits) and into a REAL otherwise; comparisons apply the same affinity to parameters.
+  toDb: (value) => value,
   fromDb: (raw, dialect, def) => (dialect === 'sqlite' ? formatDecimal(raw, def.scale ?? DEFAULT_SCALE) : String(raw)),
   capability: 'ordered',
   options: ['precision', 'scale', 'min', 'max'],
   indexable: true,
 };
 
-/** SQLite returns numbers; format them like the servers do. */
+/**
+ * SQLite returns a REAL as a number and an integral value as a bigint (safe integers are on);
+ * format both like the servers do, with exactly `scale` digits after the point.
+ */
 export function formatDecimal(raw: unknown, scale: number): string {
-  return typeof raw === 'number' ? raw.toFixed(scale) : String(raw);
+  const zeros = scale > 0 ? `.${'0'.repeat(scale)}` : '';
+  if (typeof raw === 'bigint') return `${raw}${zeros}`;
+  if (typeof raw === 'number') {
+    // toFixed switches to exponent notation from 1e21 on; such a REAL is integral anyway.
+    return Math.abs(raw) < 1e21 ? raw.toFixed(scale) : `${BigInt(raw)}${zeros}`;
+  }
+  return String(raw);
 }

@@ -1,5 +1,6 @@
 import { fail, ok, type FieldType } from '../field-type.js';
 import type { Dialect, JsonValue, ScalarType } from '../types.js';
+import { unstorableText } from './text-like.js';
 
 const jsonColumn = (dialect: Dialect): string =>
   dialect === 'postgres' ? 'jsonb' : dialect === 'mysql' ? 'longtext' : 'text';
@@ -8,12 +9,29 @@ const jsonColumn = (dialect: Dialect): string =>
 const fromDb = (raw: unknown, dialect: Dialect): JsonValue =>
   dialect === 'postgres' ? (raw as JsonValue) : (JSON.parse(String(raw)) as JsonValue);
 
+/** Walks a JSON value (without recursion, so depth cannot overflow the stack) for text jsonb cannot hold. */
+function unstorableJson(value: unknown): string | undefined {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next === 'string') {
+      const problem = unstorableText(next);
+      if (problem !== undefined) return `text ${problem}`;
+    } else if (Array.isArray(next)) {
+      for (const item of next) pending.push(item);
+    } else if (typeof next === 'object' && next !== null) {
+      for (const [key, item] of Object.entries(next)) pending.push(key, item);
+    }
+  }
+  return undefined;
+}
+
 function jsonLike(name: ScalarType, check: (value: unknown) => string | undefined): FieldType {
   return {
     name,
     columnType: (_def, dialect) => jsonColumn(dialect),
     parse: (value) => {
-      const problem = check(value);
+      const problem = check(value) ?? unstorableJson(value);
       return problem === undefined ? ok(value) : fail(problem);
     },
     toDb: (value) => JSON.stringify(value),

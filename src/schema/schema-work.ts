@@ -1,0 +1,148 @@
+import type { Transaction } from 'kysely';
+import type { DynamicDb } from '../db/database.js';
+import { ApiError } from '../errors/api-error.js';
+import { addColumn, addForeignKey, createTable, dropColumn, dropTable, rebuildSqliteTable } from './ddl.js';
+import { MAX_FIELDS_PER_COLLECTION } from './normalize-collection.js';
+import { invalid } from './normalize-field.js';
+import { resolveRelation } from './resolve-relation.js';
+import { deleteDefinition, insertDefinition, updateDefinition } from './schema-store.js';
+import type { CollectionDef, Dialect, FieldDef, RelationDef } from './types.js';
+
+type Trx = Transaction<DynamicDb>;
+
+/** Where a relation keeps its key column: which collection, which column. */
+export function foreignKeyOwner(source: string, relation: RelationDef): { collection: string; column: string } {
+  if (relation.type === 'belongsTo') return { collection: source, column: relation.foreignKey };
+  if (relation.type === 'belongsToMany') return { collection: relation.through!, column: relation.foreignKey };
+  return { collection: relation.target, column: relation.foreignKey };
+}
+
+/**
+ * A working copy of the definitions for one schema change. Edits are recorded, then `apply`
+ * runs the DDL in a safe order (tables, columns, then foreign keys; drops in reverse) and
+ * writes the definitions that changed.
+ */
+export class SchemaWork {
+  readonly #defs = new Map<string, CollectionDef>();
+  readonly #created: string[] = [];
+  readonly #dropped: string[] = [];
+  readonly #changed = new Set<string>();
+  readonly #addedColumns: { table: string; field: FieldDef }[] = [];
+  readonly #droppedColumns: { table: string; field: FieldDef }[] = [];
+
+  constructor(defs: readonly CollectionDef[]) {
+    for (const def of defs) this.#defs.set(def.name, structuredClone({ ...def, relations: def.relations ?? [] }));
+  }
+
+  get(name: string): CollectionDef {
+    const def = this.#defs.get(name);
+    if (def === undefined) throw new ApiError('COLLECTION_NOT_FOUND', `collection ${name} does not exist`);
+    return def;
+  }
+
+  all(): CollectionDef[] {
+    return [...this.#defs.values()];
+  }
+
+  create(def: CollectionDef): void {
+    this.#defs.set(def.name, { ...def, relations: def.relations ?? [] });
+    this.#created.push(def.name);
+  }
+
+  /** Resolves a relation definition on `source` and records what it needs. */
+  addRelation(sourceName: string, input: Record<string, unknown>): RelationDef {
+    const source = this.get(sourceName);
+    const plan = resolveRelation(input, source, this.all());
+    if (plan.createThrough !== undefined) this.create(plan.createThrough);
+    for (const { collection, field } of plan.addFields) {
+      const owner = this.get(collection);
+      if (owner.fields.length >= MAX_FIELDS_PER_COLLECTION) throw invalid(`${collection} has ${MAX_FIELDS_PER_COLLECTION} fields already`, plan.relation.name);
+      owner.fields.push(field);
+      this.#touch(collection);
+      if (!this.#created.includes(collection)) this.#addedColumns.push({ table: collection, field });
+    }
+    source.relations!.push(plan.relation);
+    this.#touch(sourceName);
+    return plan.relation;
+  }
+
+  /** Removes a relation, with its key column or through collection when nothing else uses them. */
+  dropRelation(sourceName: string, name: string): void {
+    const source = this.get(sourceName);
+    const relation = source.relations!.find((r) => r.name === name);
+    if (relation === undefined) throw new ApiError('FIELD_NOT_FOUND', `field ${name} does not exist in ${sourceName}`);
+    source.relations = source.relations!.filter((r) => r !== relation);
+    this.#touch(sourceName);
+    const uses = this.#relationsUsing();
+    if (relation.type === 'belongsToMany') {
+      const through = relation.through!;
+      const throughDef = this.#defs.get(through);
+      const stillUsed = uses.some(({ relation: r }) => r.through === through || r.target === through);
+      if (throughDef !== undefined && !stillUsed && (throughDef.relations ?? []).length === 0) this.dropCollection(through);
+      else if (throughDef !== undefined) this.#dropColumnIfUnused(through, relation.foreignKey, uses);
+      return;
+    }
+    const { collection, column } = foreignKeyOwner(sourceName, relation);
+    this.#dropColumnIfUnused(collection, column, uses);
+  }
+
+  dropCollection(name: string): void {
+    this.get(name);
+    this.#defs.delete(name);
+    this.#dropped.push(name);
+  }
+
+  /** Relations (with their source) that point at `name` from other collections. */
+  incoming(name: string): { source: string; relation: RelationDef }[] {
+    return this.#relationsUsing().filter(({ source, relation }) => source !== name && (relation.target === name || relation.through === name));
+  }
+
+  #relationsUsing(): { source: string; relation: RelationDef }[] {
+    return this.all().flatMap((def) => (def.relations ?? []).map((relation) => ({ source: def.name, relation })));
+  }
+
+  #dropColumnIfUnused(collection: string, column: string, uses: { source: string; relation: RelationDef }[]): void {
+    const owner = this.#defs.get(collection);
+    if (owner === undefined) return;
+    const stillUsed = uses.some(({ source, relation }) => {
+      const other = foreignKeyOwner(source, relation);
+      return (other.collection === collection && other.column === column) || (relation.type === 'belongsToMany' && relation.through === collection && relation.otherKey === column);
+    });
+    if (stillUsed) return;
+    const field = owner.fields.find((f) => f.name === column);
+    if (field === undefined) return;
+    owner.fields = owner.fields.filter((f) => f !== field);
+    owner.uniques = (owner.uniques ?? []).filter((columns) => !columns.includes(column));
+    this.#touch(collection);
+    if (!this.#created.includes(collection)) this.#droppedColumns.push({ table: collection, field });
+  }
+
+  #touch(name: string): void {
+    this.#changed.add(name);
+  }
+
+  async apply(trx: Trx, dialect: Dialect, run: (ddl: () => Promise<void>) => Promise<void>): Promise<void> {
+    const live = (name: string) => this.#defs.has(name);
+    // Drops first: key columns, then tables (a through table before what it points at).
+    const rebuilt = new Set<string>();
+    for (const { table, field } of this.#droppedColumns) {
+      if (!live(table)) continue;
+      if (dialect === 'sqlite' && field.references !== undefined) {
+        if (!rebuilt.has(table)) await run(() => rebuildSqliteTable(trx, this.get(table)));
+        rebuilt.add(table);
+      } else await run(() => dropColumn(trx, table, field, dialect));
+    }
+    for (const name of this.#dropped) {
+      if (!this.#created.includes(name)) await run(() => dropTable(trx, name));
+      await deleteDefinition(trx, name);
+    }
+    const created = this.#created.filter(live);
+    for (const name of created) await run(() => createTable(trx, this.get(name), dialect));
+    const added = this.#addedColumns.filter(({ table }) => live(table) && !rebuilt.has(table));
+    for (const { table, field } of added) await run(() => addColumn(trx, table, field, dialect));
+    for (const name of created) for (const field of this.get(name).fields) await run(() => addForeignKey(trx, name, field, dialect));
+    for (const { table, field } of added) await run(() => addForeignKey(trx, table, field, dialect));
+    for (const name of created) await insertDefinition(trx, this.get(name));
+    for (const name of this.#changed) if (live(name) && !created.includes(name)) await updateDefinition(trx, this.get(name));
+  }
+}
