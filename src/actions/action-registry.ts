@@ -5,6 +5,8 @@ import type { Collection } from '../schema/collection.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import type { ActionContext, ActionResult } from './action-context.js';
 import { appActions } from './app-actions.js';
+import { ASSOCIATION_ACTIONS } from './association-actions.js';
+import { LINK_ACTIONS } from './link-actions.js';
 import { countAction } from './count-action.js';
 import { createAction } from './create-action.js';
 import { destroyAction } from './destroy-action.js';
@@ -25,6 +27,10 @@ const ACTION_KINDS = {
   create: 'write',
   update: 'write',
   destroy: 'write',
+  add: 'write',
+  set: 'write',
+  remove: 'write',
+  toggle: 'write',
 } as const satisfies Record<string, ActionKind>;
 
 export type ActionName = keyof typeof ACTION_KINDS;
@@ -68,7 +74,15 @@ export function resolveAction(path: ResourcePath, action: string, snapshot: Sche
   const collection = snapshot.get(name);
   if (collection === undefined) throw new ApiError('COLLECTION_NOT_FOUND', `collection ${name} does not exist`);
   if (association !== undefined) {
-    throw new ApiError('ASSOCIATION_NOT_FOUND', `${name} has no association ${association}`);
+    const relation = collection.relations.get(association);
+    if (relation === undefined) throw new ApiError('ASSOCIATION_NOT_FOUND', `${name} has no association ${association}`);
+    const run = Object.hasOwn(ASSOCIATION_ACTIONS, action)
+      ? ASSOCIATION_ACTIONS[action as keyof typeof ASSOCIATION_ACTIONS]
+      : Object.hasOwn(LINK_ACTIONS, action)
+        ? LINK_ACTIONS[action as keyof typeof LINK_ACTIONS]
+        : undefined;
+    if (run === undefined) throw new ApiError('ACTION_NOT_FOUND', `${name}.${association} has no action ${action}`);
+    return { name: action as ActionName, kind: ACTION_KINDS[action as ActionName], run: (ctx) => run(ctx, relation) };
   }
   const data = Object.hasOwn(DATA_ACTIONS, action) ? DATA_ACTIONS[action as ActionName] : undefined;
   if (data === undefined) throw new ApiError('ACTION_NOT_FOUND', `${name} has no action ${action}`);

@@ -1,4 +1,5 @@
 import { ApiError } from '../errors/api-error.js';
+import { TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
 import type { Collection } from '../schema/collection.js';
 import { filterToSql } from '../sql/filter-sql.js';
 import { json, type ActionContext, type ActionResult } from './action-context.js';
@@ -6,14 +7,14 @@ import { bindTarget, requireTarget } from './target-filter.js';
 import { writeTransaction } from './write-transaction.js';
 
 /** destroy: `{data: n}` rows deleted; one named key that does not exist is 404. */
-export async function destroyAction(ctx: ActionContext, collection: Collection): Promise<ActionResult> {
-  const target = bindTarget(ctx.request, collection);
+export async function destroyAction(ctx: ActionContext, collection: Collection, scope: FilterNode = TRUE_NODE, scopeIsTarget = false): Promise<ActionResult> {
+  const target = bindTarget(ctx.request, collection, scope, scopeIsTarget);
   requireTarget(target);
   const { dialect } = ctx.database;
   const deleted = await writeTransaction(ctx, collection, async (trx) => {
     const result = await trx
       .deleteFrom(collection.name)
-      .where((eb) => filterToSql(target.where, eb, dialect))
+      .where((eb) => filterToSql(target.where, eb, dialect, collection.name))
       .executeTakeFirst();
     return Number(result.numDeletedRows);
   });

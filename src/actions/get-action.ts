@@ -2,14 +2,15 @@ import { ApiError } from '../errors/api-error.js';
 import { bindAppends } from '../plan/bind-appends.js';
 import { bindSelection } from '../plan/bind-selection.js';
 import { bindSort } from '../plan/bind-sort.js';
+import { TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
 import type { Collection } from '../schema/collection.js';
 import { selectRows } from '../sql/select-rows.js';
 import { json, type ActionContext, type ActionResult } from './action-context.js';
 import { bindTarget, requireTarget } from './target-filter.js';
 
-export async function getAction(ctx: ActionContext, collection: Collection): Promise<ActionResult> {
+export async function getAction(ctx: ActionContext, collection: Collection, scope: FilterNode = TRUE_NODE, scopeIsTarget = false): Promise<ActionResult> {
   const { params } = ctx.request;
-  const target = bindTarget(ctx.request, collection);
+  const target = bindTarget(ctx.request, collection, scope, scopeIsTarget);
   if (target.keys !== undefined && target.keys.length !== 1) throw new ApiError('KEY_INVALID', 'get takes exactly one key');
   requireTarget(target);
   const select = bindSelection(collection, params.fields, params.except);

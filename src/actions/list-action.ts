@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { bindAppends } from '../plan/bind-appends.js';
 import { bindSelection } from '../plan/bind-selection.js';
 import { bindSort } from '../plan/bind-sort.js';
+import { TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
 import type { ReadPlan } from '../plan/read-plan.js';
 import type { Collection } from '../schema/collection.js';
 import { countRows, selectQuery, selectRows } from '../sql/select-rows.js';
@@ -11,10 +12,10 @@ import { bindTarget } from './target-filter.js';
 /** Rows fetched per round trip when streaming `paginate=false`. */
 export const STREAM_CHUNK_ROWS = 500;
 
-export async function listAction(ctx: ActionContext, collection: Collection): Promise<ActionResult> {
+export async function listAction(ctx: ActionContext, collection: Collection, scope: FilterNode = TRUE_NODE): Promise<ActionResult> {
   const { params } = ctx.request;
   const { db, dialect } = ctx.database;
-  const { where } = bindTarget(ctx.request, collection);
+  const { where } = bindTarget(ctx.request, collection, scope);
   const select = bindSelection(collection, params.fields, params.except);
   const order = bindSort(collection, params.sort);
   bindAppends(collection, params.appends);

@@ -1,6 +1,7 @@
 import { ApiError } from '../errors/api-error.js';
 import { keyFilter } from '../plan/bind-keys.js';
 import { bindWriteValues, toDbRow } from '../plan/bind-write-values.js';
+import { TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
 import type { Collection } from '../schema/collection.js';
 import { filterToSql } from '../sql/filter-sql.js';
 import { selectRows } from '../sql/select-rows.js';
@@ -12,8 +13,8 @@ import { writeTransaction } from './write-transaction.js';
  * update: one key → the updated object (404 when missing); a key array or a filter → an array.
  * The matching keys are read first, so exactly those rows are updated and returned.
  */
-export async function updateAction(ctx: ActionContext, collection: Collection): Promise<ActionResult> {
-  const target = bindTarget(ctx.request, collection);
+export async function updateAction(ctx: ActionContext, collection: Collection, scope: FilterNode = TRUE_NODE, scopeIsTarget = false): Promise<ActionResult> {
+  const target = bindTarget(ctx.request, collection, scope, scopeIsTarget);
   requireTarget(target);
   const { values } = await bindWriteValues(collection, ctx.request.body ?? {}, 'update', new Date());
   const { dialect } = ctx.database;
@@ -30,7 +31,7 @@ export async function updateAction(ctx: ActionContext, collection: Collection): 
       await trx
         .updateTable(collection.name)
         .set(toDbRow(collection, values, dialect))
-        .where((eb) => filterToSql(byKeys, eb, dialect))
+        .where((eb) => filterToSql(byKeys, eb, dialect, collection.name))
         .execute();
     }
     return selectRows(trx, dialect, { collection, where: byKeys, select: collection.visible, order: [{ field: key, desc: false }] });

@@ -1,11 +1,23 @@
 import type { Field, Item } from '../schema/collection.js';
+import { DEFAULT_SCALE } from '../schema/field-types/decimal-type.js';
 import type { FilterNode } from './filter-node.js';
 
-/** Canonical values made comparable: Dates and bigints to numbers, the rest as they are. */
-function comparable(value: unknown): unknown {
+/**
+ * Canonical values made comparable: Dates to numbers, decimal strings to exact scaled
+ * bigints; bigints stay bigints (a number would merge neighbours beyond 2^53).
+ */
+function comparable(value: unknown, field: Field): unknown {
   if (value instanceof Date) return value.getTime();
-  if (typeof value === 'bigint') return Number(value);
+  if (field.type.name === 'decimal' && typeof value === 'string') return scaledDecimal(value, field.def.scale ?? DEFAULT_SCALE);
   return value;
+}
+
+/** '-1.5' at scale 3 → -1500n; parse already refused more fraction digits than the scale. */
+function scaledDecimal(text: string, scale: number): bigint {
+  const negative = text.startsWith('-');
+  const [whole = '0', fraction = ''] = text.replace(/^-/, '').split('.');
+  const n = BigInt(whole + fraction.padEnd(scale, '0'));
+  return negative ? -n : n;
 }
 
 /** Wire value of an item to the canonical domain, using the field type's own parser. */
@@ -13,7 +25,7 @@ function itemValue(item: Item, field: Field): unknown {
   const raw = item[field.name];
   if (raw === null || raw === undefined) return null;
   const parsed = field.type.parse(raw, field.def);
-  return comparable(parsed.ok ? parsed.value : raw);
+  return comparable(parsed.ok ? parsed.value : raw, field);
 }
 
 function compare(a: unknown, b: unknown): number {
@@ -25,6 +37,7 @@ function compare(a: unknown, b: unknown): number {
     return x.length - y.length;
   }
   if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
+  // Numbers and bigints compare exactly with each other in JS.
   return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
 }
 
@@ -36,6 +49,9 @@ export function evaluateFilter(node: FilterNode, item: Item): boolean {
   switch (node.kind) {
     case 'const':
       return node.value;
+    case 'exists':
+    case 'linkedThrough':
+      throw new Error('the in-memory evaluator covers scalar conditions only');
     case 'and':
       return node.items.every((child) => evaluateFilter(child, item));
     case 'or':
@@ -47,13 +63,13 @@ export function evaluateFilter(node: FilterNode, item: Item): boolean {
     case 'in': {
       const value = itemValue(item, node.field);
       if (value === null) return false;
-      const found = node.values.some((candidate) => compare(value, comparable(candidate)) === 0);
+      const found = node.values.some((candidate) => compare(value, comparable(candidate, node.field)) === 0);
       return found !== node.negate;
     }
     case 'compare': {
       const value = itemValue(item, node.field);
       if (value === null) return false;
-      const c = compare(value, comparable(node.value));
+      const c = compare(value, comparable(node.value, node.field));
       switch (node.op) {
         case 'eq': return c === 0;
         case 'ne': return c !== 0;

@@ -1,4 +1,4 @@
-import type { Field } from '../schema/collection.js';
+import type { Field, Relation } from '../schema/collection.js';
 
 /** Comparison operators of the bound filter tree. */
 export type CompareOp = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte';
@@ -14,7 +14,11 @@ export type FilterNode =
   | { kind: 'compare'; field: Field; op: CompareOp; value: unknown }
   | { kind: 'isNull'; field: Field; negate: boolean }
   | { kind: 'in'; field: Field; values: unknown[]; negate: boolean }
-  | { kind: 'const'; value: boolean };
+  | { kind: 'const'; value: boolean }
+  /** Some row related through `relation` matches `where` (association paths in filters). */
+  | { kind: 'exists'; relation: Relation; where: FilterNode }
+  /** belongsToMany scope: the target row is linked to the source row whose sourceKey is `value`. */
+  | { kind: 'linkedThrough'; relation: Relation; value: unknown };
 
 export const TRUE_NODE: FilterNode = { kind: 'const', value: true };
 export const FALSE_NODE: FilterNode = { kind: 'const', value: false };

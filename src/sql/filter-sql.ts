@@ -1,6 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { DynamicDb } from '../db/database.js';
 import type { CompareOp, FilterNode } from '../plan/filter-node.js';
+import type { Relation } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
 
 const SQL_OPERATOR: Record<CompareOp, '=' | '<>' | '>' | '>=' | '<' | '<='> = {
@@ -9,32 +10,66 @@ const SQL_OPERATOR: Record<CompareOp, '=' | '<>' | '>' | '>=' | '<' | '<='> = {
 
 type Eb = ExpressionBuilder<DynamicDb, string>;
 
+const col = (alias: string, name: string) => sql.ref(`${alias}.${name}`);
+
 /**
- * Compiles a bound filter to a WHERE expression. Values are always parameters. NOT wraps its
- * operand in COALESCE(…, false) so a comparison on NULL counts as false under negation too,
- * which keeps the meaning two-valued, as the in-memory evaluator has it.
+ * `exists (…)` over the rows related to the row aliased `outer`; `inner` is the alias the
+ * condition inside refers to. One subquery per association level, never a join that could
+ * repeat the outer row.
  */
-export function filterToSql(node: FilterNode, eb: Eb, dialect: Dialect, table?: string): Expression<SqlBool> {
-  const ref = (name: string) => sql.ref(table === undefined ? name : `${table}.${name}`);
-  const compile = (n: FilterNode): Expression<SqlBool> => {
+function relatedExists(relation: Relation, outer: string, inner: string, condition: Expression<SqlBool>): Expression<SqlBool> {
+  const target = sql.table(`${relation.target.name}`);
+  switch (relation.type) {
+    case 'belongsTo':
+      return sql<SqlBool>`exists (select 1 from ${target} as ${sql.id(inner)} where ${col(inner, relation.targetKey!.name)} = ${col(outer, relation.foreignKey.name)} and ${condition})`;
+    case 'hasOne':
+    case 'hasMany':
+      return sql<SqlBool>`exists (select 1 from ${target} as ${sql.id(inner)} where ${col(inner, relation.foreignKey.name)} = ${col(outer, relation.sourceKey!.name)} and ${condition})`;
+    case 'belongsToMany': {
+      const link = `${inner}_link`;
+      return sql<SqlBool>`exists (select 1 from ${sql.table(relation.through!.name)} as ${sql.id(link)} inner join ${target} as ${sql.id(inner)} on ${col(inner, relation.targetKey!.name)} = ${col(link, relation.otherKey!.name)} where ${col(link, relation.foreignKey.name)} = ${col(outer, relation.sourceKey!.name)} and ${condition})`;
+    }
+  }
+}
+
+/**
+ * Compiles a bound filter to a WHERE expression over `table` (the query's own table name or
+ * alias; every column is qualified, so association subqueries can refer outwards). Values are
+ * always parameters. NOT wraps its operand in COALESCE(…, false) so a comparison on NULL
+ * counts as false under negation too, which keeps the meaning two-valued, as the in-memory
+ * evaluator has it.
+ */
+export function filterToSql(node: FilterNode, eb: Eb, dialect: Dialect, table: string): Expression<SqlBool> {
+  let aliases = 0;
+  const compile = (n: FilterNode, alias: string): Expression<SqlBool> => {
     switch (n.kind) {
       case 'const':
         return n.value ? sql<SqlBool>`1 = 1` : sql<SqlBool>`1 = 0`;
       case 'and':
-        return eb.and(n.items.map(compile));
+        return eb.and(n.items.map((item) => compile(item, alias)));
       case 'or':
-        return eb.or(n.items.map(compile));
+        return eb.or(n.items.map((item) => compile(item, alias)));
       case 'not':
-        return sql<SqlBool>`not coalesce(${compile(n.item)}, ${dialect === 'postgres' ? sql`false` : sql`0`})`;
+        return sql<SqlBool>`not coalesce(${compile(n.item, alias)}, ${dialect === 'postgres' ? sql`false` : sql`0`})`;
       case 'isNull':
-        return n.negate ? sql<SqlBool>`${ref(n.field.name)} is not null` : sql<SqlBool>`${ref(n.field.name)} is null`;
+        return n.negate ? sql<SqlBool>`${col(alias, n.field.name)} is not null` : sql<SqlBool>`${col(alias, n.field.name)} is null`;
       case 'in': {
         const values = n.values.map((value) => n.field.type.toDb(value, dialect));
-        return eb(ref(n.field.name), n.negate ? 'not in' : 'in', values);
+        return eb(col(alias, n.field.name), n.negate ? 'not in' : 'in', values);
       }
       case 'compare':
-        return eb(ref(n.field.name), SQL_OPERATOR[n.op], n.field.type.toDb(n.value, dialect));
+        return eb(col(alias, n.field.name), SQL_OPERATOR[n.op], n.field.type.toDb(n.value, dialect));
+      case 'exists': {
+        const inner = `r${++aliases}`;
+        return relatedExists(n.relation, alias, inner, compile(n.where, inner));
+      }
+      case 'linkedThrough': {
+        const link = `l${++aliases}`;
+        const { relation } = n;
+        const value = relation.sourceKey!.type.toDb(n.value, dialect);
+        return sql<SqlBool>`exists (select 1 from ${sql.table(relation.through!.name)} as ${sql.id(link)} where ${col(link, relation.otherKey!.name)} = ${col(alias, relation.targetKey!.name)} and ${col(link, relation.foreignKey.name)} = ${value})`;
+      }
     }
   };
-  return compile(node);
+  return compile(node, table);
 }

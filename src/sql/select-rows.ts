@@ -25,7 +25,7 @@ export function selectQuery(db: Executor, dialect: Dialect, plan: ReadPlan) {
   let query = db
     .selectFrom(plan.collection.name)
     .select(plan.select.map((field) => field.name))
-    .where((eb) => filterToSql(plan.where, eb, dialect));
+    .where((eb) => filterToSql(plan.where, eb, dialect, plan.collection.name));
   for (const term of orderTerms(plan.order, dialect)) query = query.orderBy(term);
   if (plan.limit !== undefined) query = query.limit(plan.limit);
   if (plan.offset !== undefined && plan.offset > 0) query = query.offset(plan.offset);
@@ -40,7 +40,7 @@ export async function countRows(db: Executor, dialect: Dialect, collection: Coll
   const row = await db
     .selectFrom(collection.name)
     .select(sql<unknown>`count(*)`.as('count'))
-    .where((eb) => filterToSql(where, eb, dialect))
+    .where((eb) => filterToSql(where, eb, dialect, collection.name))
     .executeTakeFirst();
   return Number(row?.count ?? 0);
 }
