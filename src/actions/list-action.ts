@@ -1,28 +1,40 @@
 import { Readable } from 'node:stream';
-import { bindAppends } from '../plan/bind-appends.js';
-import { bindSelection } from '../plan/bind-selection.js';
+import { bindReadShape, linkColumns, type ReadShape } from '../plan/bind-read-shape.js';
 import { bindSort } from '../plan/bind-sort.js';
 import { TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
 import type { ReadPlan } from '../plan/read-plan.js';
-import type { Collection } from '../schema/collection.js';
-import { countRows, selectQuery, selectRows } from '../sql/select-rows.js';
+import type { Collection, Item, Row } from '../schema/collection.js';
+import type { Dialect } from '../schema/types.js';
+import { loadAppends } from '../sql/load-appends.js';
+import { countRows, selectQuery, selectRows, type Executor } from '../sql/select-rows.js';
 import { json, type ActionContext, type ActionResult } from './action-context.js';
 import { bindTarget } from './target-filter.js';
 
-/** Rows fetched per round trip when streaming `paginate=false`. */
+/** Rows fetched per round trip when streaming `paginate=false`; appends load per batch. */
 export const STREAM_CHUNK_ROWS = 500;
+
+/** Decodes rows to items and embeds their appends. */
+export async function toItems(db: Executor, dialect: Dialect, collection: Collection, shape: ReadShape, rows: Row[]): Promise<Item[]> {
+  const items = rows.map((row) => collection.decode(row, shape.output));
+  if (shape.appends.length > 0) await loadAppends(db, dialect, rows, items, shape.appends);
+  return items;
+}
+
+/** The columns a read selects: the output plus the keys its appends link by. */
+export function selectedFields(shape: ReadShape): ReadPlan['select'] {
+  return [...new Set([...shape.output, ...linkColumns(shape)])];
+}
 
 export async function listAction(ctx: ActionContext, collection: Collection, scope: FilterNode = TRUE_NODE): Promise<ActionResult> {
   const { params } = ctx.request;
   const { db, dialect } = ctx.database;
   const { where } = bindTarget(ctx.request, collection, scope);
-  const select = bindSelection(collection, params.fields, params.except);
+  const shape = bindReadShape(collection, params.fields, params.except, params.appends);
   const order = bindSort(collection, params.sort);
-  bindAppends(collection, params.appends);
+  const select = selectedFields(shape);
 
   if (!params.paginate) {
-    const plan: ReadPlan = { collection, where, select, order };
-    return { kind: 'stream', status: 200, stream: streamItems(ctx, plan) };
+    return { kind: 'stream', status: 200, stream: streamItems(ctx, { collection, where, select, order }, shape) };
   }
 
   const { page, pageSize } = params;
@@ -30,28 +42,37 @@ export async function listAction(ctx: ActionContext, collection: Collection, sco
   if (params.simplePaginate) {
     const rows = await selectRows(db, dialect, { collection, where, select, order, limit: pageSize + 1, offset });
     const hasNext = rows.length > pageSize;
-    const data = rows.slice(0, pageSize).map((row) => collection.decode(row, select));
+    const data = await toItems(db, dialect, collection, shape, rows.slice(0, pageSize));
     return json({ data, meta: { page, pageSize, hasNext } });
   }
 
   const rows = await selectRows(db, dialect, { collection, where, select, order, limit: pageSize, offset });
   // A page that is neither full nor empty already tells the total: no second query.
   const count = rows.length > 0 && rows.length < pageSize ? offset + rows.length : await countRows(db, dialect, collection, where);
-  const data = rows.map((row) => collection.decode(row, select));
+  const data = await toItems(db, dialect, collection, shape, rows);
   return json({ data, meta: { count, page, pageSize, totalPage: Math.ceil(count / pageSize) } });
 }
 
-/** `{"data":[…]}` written row by row from a database cursor: memory stays flat whatever the size. */
-function streamItems(ctx: ActionContext, plan: ReadPlan): Readable {
+/** `{"data":[…]}` written batch by batch from a database cursor: memory stays flat whatever the size. */
+function streamItems(ctx: ActionContext, plan: ReadPlan, shape: ReadShape): Readable {
   const { db, dialect } = ctx.database;
   async function* chunks(): AsyncGenerator<string> {
     yield '{"data":[';
     let first = true;
+    let batch: Row[] = [];
+    const flush = async function* (): AsyncGenerator<string> {
+      for (const item of await toItems(db, dialect, plan.collection, shape, batch)) {
+        const text = JSON.stringify(item);
+        yield first ? text : `,${text}`;
+        first = false;
+      }
+      batch = [];
+    };
     for await (const row of selectQuery(db, dialect, plan).stream(STREAM_CHUNK_ROWS)) {
-      const text = JSON.stringify(plan.collection.decode(row as Record<string, unknown>, plan.select));
-      yield first ? text : `,${text}`;
-      first = false;
+      batch.push(row as Row);
+      if (batch.length >= STREAM_CHUNK_ROWS) yield* flush();
     }
+    if (batch.length > 0) yield* flush();
     yield ']}';
   }
   return Readable.from(chunks(), { objectMode: false });

@@ -13,6 +13,8 @@ export type Db = Kysely<DynamicDb>;
 export interface Database {
   readonly db: Db;
   readonly dialect: Dialect;
+  /** Statements run so far (tests bound the statements of a read with it). */
+  readonly statements: () => number;
   /** Checks that the database answers (for /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -30,10 +32,17 @@ export const SQLITE_PRAGMAS = [
 
 export async function openDatabase(config: DatabaseConfig): Promise<Database> {
   const { dialect, kyselyDialect } = await makeDialect(config);
-  const db = new Kysely<DynamicDb>({ dialect: kyselyDialect });
+  let statements = 0;
+  const db = new Kysely<DynamicDb>({
+    dialect: kyselyDialect,
+    log: (event) => {
+      if (event.level === 'query' || event.level === 'error') statements++;
+    },
+  });
   return {
     db,
     dialect,
+    statements: () => statements,
     ping: async () => {
       await sql`select 1`.execute(db);
     },

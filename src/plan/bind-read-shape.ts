@@ -1,0 +1,99 @@
+import { ApiError } from '../errors/api-error.js';
+import type { Collection, Field, Relation } from '../schema/collection.js';
+
+/** An association to embed in each item, with what to return of it and what to embed in it. */
+export interface AppendNode {
+  relation: Relation;
+  /** Fields of the target returned in each embedded item. */
+  output: Field[];
+  children: AppendNode[];
+}
+
+/** What a read returns: the fields of each item and the associations embedded in it. */
+export interface ReadShape {
+  output: Field[];
+  appends: AppendNode[];
+}
+
+interface PathTree {
+  fields: string[];
+  except: string[];
+  appends: Map<string, PathTree>;
+}
+
+const emptyTree = (): PathTree => ({ fields: [], except: [], appends: new Map() });
+
+function place(tree: PathTree, path: string, kind: 'fields' | 'except' | 'appends'): void {
+  const parts = path.split('.');
+  let node = tree;
+  for (const [index, part] of parts.entries()) {
+    const last = index === parts.length - 1;
+    if (last && kind !== 'appends') {
+      node[kind].push(part);
+      return;
+    }
+    let child = node.appends.get(part);
+    if (child === undefined) {
+      child = emptyTree();
+      node.appends.set(part, child);
+    }
+    node = child;
+  }
+}
+
+function bindLevel(collection: Collection, tree: PathTree, path: string): ReadShape {
+  const resolve = (name: string): Field | undefined => {
+    const field = collection.fields.get(name);
+    return field === undefined || field.hidden ? undefined : field;
+  };
+  const picked: Field[] = [];
+  for (const name of tree.fields) {
+    const field = resolve(name);
+    if (field !== undefined) picked.push(field);
+    else if (collection.relations.has(name)) {
+      // `fields=comments` asks for the whole association.
+      if (!tree.appends.has(name)) tree.appends.set(name, emptyTree());
+    } else throw new ApiError('FIELDS_UNKNOWN', `${collection.name} has no readable field ${path}${name}`, { field: `${path}${name}` });
+  }
+  let output = picked.length > 0 ? [...new Set(picked)] : [...collection.visible];
+  if (tree.except.length > 0) {
+    const drop = new Set(
+      tree.except.map((name) => {
+        const field = resolve(name);
+        if (field === undefined) throw new ApiError('FIELDS_UNKNOWN', `${collection.name} has no readable field ${path}${name}`, { field: `${path}${name}` });
+        return field;
+      }),
+    );
+    output = output.filter((field) => !drop.has(field));
+  }
+  const appends: AppendNode[] = [];
+  for (const [name, child] of tree.appends) {
+    const relation = collection.relations.get(name);
+    if (relation === undefined) throw new ApiError('APPENDS_UNKNOWN', `${collection.name} has no association ${path}${name}`, { field: `${path}${name}` });
+    const shape = bindLevel(relation.target, child, `${path}${name}.`);
+    appends.push({ relation, output: shape.output, children: shape.appends });
+  }
+  return { output, appends };
+}
+
+export const MAX_APPEND_DEPTH = 4;
+
+/**
+ * Binds `fields`, `except` and `appends` together: dot paths select inside embedded
+ * associations (`comments.body`), and an association named in `fields` is embedded too.
+ */
+export function bindReadShape(collection: Collection, fields: string[] = [], except: string[] = [], appends: string[] = []): ReadShape {
+  const tree = emptyTree();
+  for (const path of appends) {
+    if (path.split('.').length > MAX_APPEND_DEPTH) throw new ApiError('APPENDS_UNKNOWN', `appends nest at most ${MAX_APPEND_DEPTH} levels`, { field: path });
+    place(tree, path, 'appends');
+  }
+  for (const path of fields) place(tree, path, 'fields');
+  for (const path of except) place(tree, path, 'except');
+  return bindLevel(collection, tree, '');
+}
+
+/** Columns a query must read besides the output: the ones appends link by. */
+export function linkColumns(shape: { appends: AppendNode[] }): Field[] {
+  return shape.appends.map(({ relation }) => (relation.type === 'belongsTo' ? relation.foreignKey : relation.sourceKey!));
+}
