@@ -1,5 +1,5 @@
 import { ApiError } from '../errors/api-error.js';
-import type { Collection, Field } from '../schema/collection.js';
+import type { Collection, Field, Relation } from '../schema/collection.js';
 import { and, FALSE_NODE, or, TRUE_NODE, type CompareOp, type FilterNode } from './filter-node.js';
 
 export const MAX_FILTER_DEPTH = 8;
@@ -130,13 +130,47 @@ function bindObject(filter: unknown, collection: Collection, depth: number, budg
       throw new ApiError('FILTER_UNKNOWN_OPERATOR', `unknown operator ${key} at the top of a condition`);
     } else {
       const field = collection.fields.get(key);
-      if (field === undefined || field.hidden) {
+      if (field !== undefined && !field.hidden) {
+        parts.push(bindField(field, value, budget));
+        continue;
+      }
+      // `author.name` ≡ `{author: {name: …}}`: a condition on the related rows.
+      const dot = key.indexOf('.');
+      const relation = collection.relations.get(dot === -1 ? key : key.slice(0, dot));
+      if (relation === undefined) {
         throw new ApiError('FILTER_UNKNOWN_FIELD', `${collection.name} has no field ${key}`, { field: key });
       }
-      parts.push(bindField(field, value, budget));
+      parts.push(bindRelated(relation, dot === -1 ? value : { [key.slice(dot + 1)]: value }, depth, budget));
     }
   }
   return and(parts);
+}
+
+/**
+ * A condition on an association: some related row matches (for to-many paths a parent
+ * matches once, however many children do). `$exists` / `$notExists` test for any related row.
+ */
+function bindRelated(relation: Relation, value: unknown, depth: number, budget: Budget): FilterNode {
+  if (isPlainObject(value) && ('$exists' in value || '$notExists' in value)) {
+    const { $exists, $notExists, ...rest } = value;
+    count(budget);
+    const parts: FilterNode[] = [];
+    if ($exists !== undefined) parts.push(existence(relation, $exists, '$exists'));
+    if ($notExists !== undefined) parts.push(existence(relation, $notExists, '$notExists', true));
+    if (Object.keys(rest).length > 0) parts.push(bindRelated(relation, rest, depth, budget));
+    return and(parts);
+  }
+  return { kind: 'exists', relation, where: bindObject(value, relation.target, depth + 1, budget) };
+}
+
+function existence(relation: Relation, operand: unknown, operator: string, negate = false): FilterNode {
+  // `{"$exists": true}` and the bare `{"$exists": …}` NocoBase sends both mean "present".
+  const wanted = operand === false || operand === 'false' ? negate : !negate;
+  const node: FilterNode = { kind: 'exists', relation, where: TRUE_NODE };
+  if (operand !== true && operand !== false && operand !== 'true' && operand !== 'false' && operand !== null && operand !== '') {
+    throw new ApiError('FILTER_OPERATOR_TYPE', `${relation.name} ${operator} takes true or false`, { field: relation.name });
+  }
+  return wanted ? node : { kind: 'not', item: node };
 }
 
 /** Binds a raw filter (already JSON-decoded) to a collection; throws FILTER_* errors. */
