@@ -3,7 +3,9 @@
  * `bin/corral.js` prints any error thrown from here as one line (`corral: <message>`), so
  * start-up failures are rethrown with a short message rather than left to print a stack.
  */
-import { readFile } from 'node:fs/promises';
+import { access, constants, readFile } from 'node:fs/promises';
+import type { Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Config } from './config/config.js';
 import { loadConfig } from './config/load-config.js';
 
@@ -56,6 +58,12 @@ async function readVersion(): Promise<string> {
 async function start(config: Config): Promise<void> {
   // Imported lazily so that `help` and `version` do not load Fastify and the drivers.
   const { buildApp } = await import('./app.js');
+  if (config.schemaFile !== undefined) {
+    // Checked here so the one-line error names the setting (buildApp would say only "ENOENT: …").
+    await access(config.schemaFile, constants.R_OK).catch((error: unknown) => {
+      throw new Error(`cannot start: CORRAL_SCHEMA: cannot read ${config.schemaFile} (${messageOf(error)})`);
+    });
+  }
   let built: Awaited<ReturnType<typeof buildApp>>;
   try {
     built = await buildApp(config);
@@ -63,6 +71,7 @@ async function start(config: Config): Promise<void> {
     throw new Error(`cannot start: ${messageOf(error)}`);
   }
   const { app, close } = built;
+  const connections = drainOnShutdown(app.server);
   let address: string;
   try {
     address = await app.listen({ port: config.port, host: config.host });
@@ -80,6 +89,7 @@ async function start(config: Config): Promise<void> {
       process.exit(1);
     }
     shuttingDown = true;
+    connections.drain();
     app.log.info(`${signal} received, shutting down (up to ${config.shutdownTimeoutMs} ms)`);
     const timer = setTimeout(() => {
       app.log.error(`shutdown took longer than ${config.shutdownTimeoutMs} ms, exiting`);
@@ -99,6 +109,42 @@ async function start(config: Config): Promise<void> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+}
+
+/**
+ * Node's `server.close()` closes idle keep-alive connections once, when it is called; a
+ * connection busy with a request at that moment stays open after its response (keep-alive),
+ * so the server never finishes closing and a SIGTERM during a long streamed list ended in the
+ * shutdown timeout (exit 1). While draining, every connection is closed as soon as its
+ * response is complete, and responses that have not sent their headers yet say
+ * `Connection: close`.
+ */
+function drainOnShutdown(server: Server): { drain(): void } {
+  const inFlight = new Map<ServerResponse, Socket>();
+  let draining = false;
+  const endSoon = (socket: Socket): void => {
+    // After 'close' of the response its bytes are handed to the OS; end() sends FIN after them.
+    setImmediate(() => {
+      if (!socket.destroyed) socket.end();
+    });
+  };
+  server.on('request', (request, response: ServerResponse) => {
+    const socket = request.socket;
+    inFlight.set(response, socket);
+    if (draining && !response.headersSent) response.setHeader('connection', 'close');
+    response.once('close', () => {
+      inFlight.delete(response);
+      if (draining) endSoon(socket);
+    });
+  });
+  return {
+    drain: () => {
+      draining = true;
+      for (const response of inFlight.keys()) {
+        if (!response.headersSent) response.setHeader('connection', 'close');
+      }
+    },
+  };
 }
 
 function messageOf(error: unknown): string {

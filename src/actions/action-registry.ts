@@ -22,7 +22,7 @@ type Run = (ctx: ActionContext) => Promise<ActionResult>;
 const ACTION_KINDS = {
   list: 'read',
   get: 'read',
-  count: 'read',
+  count: 'readOrPost',
   getInfo: 'read',
   create: 'write',
   update: 'write',

@@ -1,12 +1,13 @@
 import { ApiError } from '../errors/api-error.js';
-import { bindWriteValues, toDbRow } from '../plan/bind-write-values.js';
+import { bindReadShape } from '../plan/bind-read-shape.js';
 import type { Relation, Row } from '../schema/collection.js';
 import { filterToSql } from '../sql/filter-sql.js';
-import { insertRow } from '../sql/insert-row.js';
 import type { ActionContext, ActionResult } from './action-context.js';
 import { canonical, loadScope } from './association-scope.js';
 import { countAction } from './count-action.js';
-import { bindCreateItems, createdResult, insertItems } from './create-action.js';
+import { bindCreateItems, createdResult, nestedOptions, writeFilter } from './create-action.js';
+import { insertLink } from './insert-link.js';
+import { writeNew } from './nested-writes.js';
 import { destroyAction } from './destroy-action.js';
 import { getAction } from './get-action.js';
 import { listAction } from './list-action.js';
@@ -33,53 +34,37 @@ const item = (action: typeof getAction): AssociationAction => async (ctx, relati
  */
 const create: AssociationAction = async (ctx, relation) => {
   const { target } = relation;
+  const { params } = ctx.request;
   const now = new Date();
-  const { bulk, items } = await bindCreateItems(target, ctx.request.body, now);
+  const shape = bindReadShape(target, undefined, undefined, params.appends);
+  const { bulk, items } = await bindCreateItems(target, ctx.request.body, now, writeFilter(params));
   if (bulk && !relation.toMany) throw new ApiError('BODY_INVALID', `${relation.name} holds one record; create takes an object`);
   const { dialect } = ctx.database;
+  const options = nestedOptions(params, now);
   const rows = await writeTransaction(ctx, target, async (trx) => {
     const scope = await loadScope(ctx, relation, trx);
-    if (relation.type === 'hasMany' || relation.type === 'hasOne') {
-      if (relation.type === 'hasOne') {
-        await trx.updateTable(target.name).set({ [relation.foreignKey.name]: null }).where((eb) => filterToSql(scope.where, eb, dialect, target.name)).execute();
+    const created: Row[] = [];
+    if (relation.type === 'hasOne') {
+      await trx.updateTable(target.name).set({ [relation.foreignKey.name]: null }).where((eb) => filterToSql(scope.where, eb, dialect, target.name)).execute();
+    }
+    for (const item of items) {
+      if (relation.type === 'hasMany' || relation.type === 'hasOne') item.values.set(relation.foreignKey.name, scope.anchor);
+      const row = await writeNew(trx, ctx, target, item, options);
+      created.push(row);
+      if (relation.type === 'belongsTo') {
+        await trx
+          .updateTable(relation.source.name)
+          .set({ [relation.foreignKey.name]: row[relation.targetKey!.name] })
+          .where(relation.source.primaryKey.name, '=', relation.source.primaryKey.type.toDb(scope.sourcePk, dialect))
+          .execute();
+      } else if (relation.type === 'belongsToMany') {
+        await insertLink(trx, ctx, relation, scope.anchor, canonical(relation.targetKey!, row[relation.targetKey!.name], dialect), undefined, now);
       }
-      for (const { values } of items) values.set(relation.foreignKey.name, scope.anchor);
-      return insertItems(trx, dialect, target, items);
-    }
-    const created = await insertItems(trx, dialect, target, items);
-    if (relation.type === 'belongsTo') {
-      const targetKey = relation.targetKey!;
-      await trx
-        .updateTable(relation.source.name)
-        .set({ [relation.foreignKey.name]: created[0]![targetKey.name] })
-        .where(relation.source.primaryKey.name, '=', relation.source.primaryKey.type.toDb(scope.sourcePk, dialect))
-        .execute();
-      return created;
-    }
-    for (const row of created) {
-      await insertLink(trx, ctx, relation, scope.anchor, canonical(relation.targetKey!, row[relation.targetKey!.name], dialect), undefined, now);
     }
     return created;
   });
-  return createdResult(ctx, target, rows, bulk);
+  return createdResult(ctx, target, shape, rows, bulk);
 };
-
-/** One row of a belongsToMany through collection, with its own fields when given. */
-export async function insertLink(
-  trx: Parameters<typeof insertItems>[0],
-  ctx: ActionContext,
-  relation: Relation,
-  anchor: unknown,
-  targetValue: unknown,
-  extra: unknown,
-  now: Date,
-): Promise<Row> {
-  const through = relation.through!;
-  const { values } = await bindWriteValues(through, extra ?? {}, 'create', now);
-  values.set(relation.foreignKey.name, anchor);
-  values.set(relation.otherKey!.name, targetValue);
-  return insertRow(trx, ctx.database.dialect, through, toDbRow(through, values, ctx.database.dialect));
-}
 
 export const ASSOCIATION_ACTIONS = {
   list: async (ctx: ActionContext, relation: Relation) => (relation.toMany ? read(listAction)(ctx, relation) : item(getAction)(ctx, relation)),

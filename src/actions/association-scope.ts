@@ -25,16 +25,23 @@ export interface AssociationScope {
   where: FilterNode;
 }
 
-/** Reads the source item named in the path; a missing one is 404, so nothing leaks across sources. */
+/**
+ * Reads the source item named in the path; a missing one is 404, so nothing leaks across sources.
+ * Inside a write transaction (`db` is a transaction) the source row is locked first, so writes
+ * to one source's association run one after the other: two concurrent hasOne creates cannot
+ * both stay linked, and two concurrent adds of one key do not both insert a through row.
+ * (SQLite serialises writers itself and has no FOR UPDATE.)
+ */
 export async function loadScope(ctx: ActionContext, relation: Relation, db: Executor = ctx.database.db): Promise<AssociationScope> {
   const { source } = relation;
   const [key] = parseKeys(source, ctx.request.path.sourceKey!);
   const anchorField = relation.type === 'belongsTo' ? relation.foreignKey : relation.sourceKey!;
-  const row = (await db
+  const query = db
     .selectFrom(source.name)
     .select([...new Set([source.primaryKey.name, anchorField.name])])
-    .where(source.key.name, '=', source.key.type.toDb(key, ctx.database.dialect))
-    .executeTakeFirst()) as Row | undefined;
+    .where(source.key.name, '=', source.key.type.toDb(key, ctx.database.dialect));
+  const lock = db.isTransaction && ctx.database.dialect !== 'sqlite';
+  const row = (await (lock ? query.forUpdate() : query).executeTakeFirst()) as Row | undefined;
   if (row === undefined) throw new ApiError('RECORD_NOT_FOUND', `no ${source.name} record ${ctx.request.path.sourceKey}`);
   const { dialect } = ctx.database;
   const anchor = canonical(anchorField, row[anchorField.name], dialect);

@@ -1,17 +1,25 @@
-import { sql, type Transaction } from 'kysely';
-import type { DynamicDb } from '../db/database.js';
 import { ApiError } from '../errors/api-error.js';
-import { bindWriteValues, toDbRow, type WriteValues } from '../plan/bind-write-values.js';
+import { bindReadShape, type ReadShape } from '../plan/bind-read-shape.js';
+import { bindWriteValues, type WriteFilter, type WriteValues } from '../plan/bind-write-values.js';
+import type { QueryParams } from '../request/query-params.js';
 import type { Collection, Row } from '../schema/collection.js';
-import type { Dialect } from '../schema/types.js';
-import { insertRow } from '../sql/insert-row.js';
 import { json, type ActionContext, type ActionResult } from './action-context.js';
+import { toItems } from './list-action.js';
+import { writeNew, type NestedOptions } from './nested-writes.js';
 import { writeTransaction } from './write-transaction.js';
 
 export const MAX_BULK_CREATE = 1000;
 
+export function writeFilter(params: QueryParams): WriteFilter {
+  return { ...(params.whitelist ? { whitelist: params.whitelist } : {}), ...(params.blacklist ? { blacklist: params.blacklist } : {}) };
+}
+
+export function nestedOptions(params: QueryParams, now: Date): NestedOptions {
+  return { now, updateAssociationValues: new Set(params.updateAssociationValues ?? []) };
+}
+
 /** Validates one object or a bulk array; bulk errors carry `details.index`. */
-export async function bindCreateItems(collection: Collection, body: unknown, now: Date): Promise<{ bulk: boolean; items: WriteValues[] }> {
+export async function bindCreateItems(collection: Collection, body: unknown, now: Date, filter: WriteFilter = {}): Promise<{ bulk: boolean; items: WriteValues[] }> {
   const bulk = Array.isArray(body);
   const inputs: unknown[] = bulk ? body : [body];
   if (bulk && (inputs.length === 0 || inputs.length > MAX_BULK_CREATE)) {
@@ -20,7 +28,7 @@ export async function bindCreateItems(collection: Collection, body: unknown, now
   const items: WriteValues[] = [];
   for (const [index, input] of inputs.entries()) {
     try {
-      items.push(await bindWriteValues(collection, input, 'create', now));
+      items.push(await bindWriteValues(collection, input, 'create', now, filter));
     } catch (error) {
       if (bulk && error instanceof ApiError) for (const entry of error.entries) entry.details = { ...entry.details, index };
       throw error;
@@ -29,30 +37,25 @@ export async function bindCreateItems(collection: Collection, body: unknown, now
   return { bulk, items };
 }
 
-/** Inserts bound items in the caller's transaction, filling `sort` fields with max + 1. */
-export async function insertItems(trx: Transaction<DynamicDb>, dialect: Dialect, collection: Collection, items: WriteValues[]): Promise<Row[]> {
-  const rows: Row[] = [];
-  for (const { values, sortFields } of items) {
-    for (const name of sortFields) {
-      const top = await trx.selectFrom(collection.name).select(sql<unknown>`max(${sql.ref(name)})`.as('top')).executeTakeFirst();
-      values.set(name, Number(top?.top ?? 0) + 1);
-    }
-    rows.push(await insertRow(trx, dialect, collection, toDbRow(collection, values, dialect)));
-  }
-  return rows;
-}
-
-/** The create answer: 201 with Location for one object, the array for bulk. */
-export function createdResult(ctx: ActionContext, collection: Collection, rows: Row[], bulk: boolean): ActionResult {
-  const data = rows.map((row) => collection.decode(row, collection.visible));
+/** The create answer: 201 with Location for one object, the array for bulk; appends embedded. */
+export async function createdResult(ctx: ActionContext, collection: Collection, shape: ReadShape, rows: Row[], bulk: boolean): Promise<ActionResult> {
+  const data = await toItems(ctx.database.db, ctx.database.dialect, collection, shape, rows);
   if (bulk) return json({ data }, 201);
   const item = data[0]!;
   return json({ data: item }, 201, { location: ctx.itemUrl(collection.name, item[collection.key.name]) });
 }
 
-/** create: one object (201 + Location) or an array (bulk, all or nothing). */
+/** create: one object (201 + Location) or an array (bulk), with nested association values, all or nothing. */
 export async function createAction(ctx: ActionContext, collection: Collection): Promise<ActionResult> {
-  const { bulk, items } = await bindCreateItems(collection, ctx.request.body, new Date());
-  const rows = await writeTransaction(ctx, collection, (trx) => insertItems(trx, ctx.database.dialect, collection, items));
-  return createdResult(ctx, collection, rows, bulk);
+  const { params } = ctx.request;
+  const now = new Date();
+  const shape = bindReadShape(collection, undefined, undefined, params.appends);
+  const { bulk, items } = await bindCreateItems(collection, ctx.request.body, now, writeFilter(params));
+  const options = nestedOptions(params, now);
+  const rows = await writeTransaction(ctx, collection, async (trx) => {
+    const created: Row[] = [];
+    for (const item of items) created.push(await writeNew(trx, ctx, collection, item, options));
+    return created;
+  });
+  return createdResult(ctx, collection, shape, rows, bulk);
 }

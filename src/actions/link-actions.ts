@@ -6,7 +6,7 @@ import type { KeyInput } from '../request/query-params.js';
 import { bindWriteValues, toDbRow } from '../plan/bind-write-values.js';
 import type { Field, Relation, Row } from '../schema/collection.js';
 import { json, type ActionContext, type ActionResult } from './action-context.js';
-import { insertLink } from './association-actions.js';
+import { insertLink } from './insert-link.js';
 import { canonical, loadScope, type AssociationScope } from './association-scope.js';
 import { writeTransaction } from './write-transaction.js';
 
@@ -36,7 +36,7 @@ function readLinkItems(ctx: ActionContext, relation: Relation, mode: LinkMode): 
   else throw new ApiError('BODY_INVALID', `${mode} takes a key or an array of keys`);
   if (raw.length > MAX_LINK_KEYS) throw new ApiError('BODY_INVALID', `${mode} takes at most ${MAX_LINK_KEYS} keys`);
   if (!relation.toMany && raw.length > 1) throw new ApiError('BODY_INVALID', `${relation.name} holds one record; ${mode} takes one key`);
-  return raw.map((element) => {
+  const items = raw.map((element): LinkItem => {
     if (Array.isArray(element) && relation.type === 'belongsToMany' && element.length === 2 && isScalarKey(element[0])) {
       const extra = element[1];
       if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) throw new ApiError('BODY_INVALID', 'through values must be an object');
@@ -45,6 +45,21 @@ function readLinkItems(ctx: ActionContext, relation: Relation, mode: LinkMode): 
     if (!isScalarKey(element)) throw new ApiError('BODY_INVALID', `${mode} takes keys${relation.type === 'belongsToMany' ? ' or [key, {through values}] pairs' : ''}`);
     return { key: parseKeys(relation.target, element)[0] };
   });
+  return uniqueItems(items);
+}
+
+/**
+ * A key named twice counts once (`[1, 1]` would otherwise insert two through rows, or toggle
+ * twice); its through values merge in order.
+ */
+function uniqueItems(items: LinkItem[]): LinkItem[] {
+  const byKey = new Map<string, LinkItem>();
+  for (const item of items) {
+    const seen = byKey.get(String(item.key));
+    if (seen === undefined) byKey.set(String(item.key), { ...item });
+    else if (item.extra !== undefined) seen.extra = { ...seen.extra, ...item.extra };
+  }
+  return [...byKey.values()];
 }
 
 /**

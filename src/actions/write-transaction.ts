@@ -6,19 +6,32 @@ import type { Collection } from '../schema/collection.js';
 import { indexName } from '../schema/index-name.js';
 import type { ActionContext } from './action-context.js';
 
+/** Attempts of a write whose transaction hit a deadlock or serialization failure. */
+export const WRITE_ATTEMPTS = 3;
+
 /**
  * Runs a write in one transaction and turns constraint errors into client errors naming the
- * field. Anything else propagates (and becomes a logged 500 or 503).
+ * field. A deadlock rolls back and runs again (up to WRITE_ATTEMPTS), then is 409
+ * WRITE_CONFLICT. Anything else propagates (and becomes a logged 500 or 503).
  */
 export async function writeTransaction<T>(
   ctx: ActionContext,
   collection: Collection,
   work: (trx: Transaction<DynamicDb>) => Promise<T>,
 ): Promise<T> {
-  try {
-    return await ctx.database.db.transaction().execute(work);
-  } catch (error) {
-    throw mapConstraintError(error, collection, ctx.database.dialect) ?? error;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ctx.database.db.transaction().execute(work);
+    } catch (error) {
+      if (!(error instanceof ApiError) && classifyDriverError(error, ctx.database.dialect).kind === 'conflict') {
+        if (attempt < WRITE_ATTEMPTS) {
+          await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 10));
+          continue;
+        }
+        throw new ApiError('WRITE_CONFLICT', undefined, { cause: error });
+      }
+      throw mapConstraintError(error, collection, ctx.database.dialect) ?? error;
+    }
   }
 }
 
@@ -46,6 +59,8 @@ export function mapConstraintError(error: unknown, collection: Collection, diale
       return new ApiError('VALIDATION_FAILED', 'a value is out of range for its column', extra);
     case 'unavailable':
       return new ApiError('DATABASE_UNAVAILABLE', undefined, { cause: error });
+    case 'conflict':
+      return new ApiError('WRITE_CONFLICT', undefined, { cause: error });
     case 'other':
       return undefined;
   }

@@ -13,6 +13,11 @@ export type Db = Kysely<DynamicDb>;
 export interface Database {
   readonly db: Db;
   readonly dialect: Dialect;
+  /**
+   * MySQL family only: the binary NO PAD collation of string columns, so 'a' and 'a ' differ
+   * as on SQLite and PostgreSQL (utf8mb4_nopad_bin on MariaDB, utf8mb4_0900_bin on MySQL 8).
+   */
+  readonly mysqlCollation?: string;
   /** Statements run so far (tests bound the statements of a read with it). */
   readonly statements: () => number;
   /** Checks that the database answers (for /readyz). */
@@ -31,7 +36,7 @@ export const SQLITE_PRAGMAS = [
 ] as const;
 
 export async function openDatabase(config: DatabaseConfig): Promise<Database> {
-  const { dialect, kyselyDialect } = await makeDialect(config);
+  const { dialect, kyselyDialect, mysqlCollation } = await makeDialect(config);
   let statements = 0;
   const db = new Kysely<DynamicDb>({
     dialect: kyselyDialect,
@@ -42,6 +47,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
   return {
     db,
     dialect,
+    ...(mysqlCollation === undefined ? {} : { mysqlCollation }),
     statements: () => statements,
     ping: async () => {
       await sql`select 1`.execute(db);
@@ -50,7 +56,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
   };
 }
 
-async function makeDialect(config: DatabaseConfig): Promise<{ dialect: Dialect; kyselyDialect: KyselyDialect }> {
+async function makeDialect(config: DatabaseConfig): Promise<{ dialect: Dialect; kyselyDialect: KyselyDialect; mysqlCollation?: string }> {
   switch (config.dialect) {
     case 'sqlite': {
       const { default: SqliteDatabase } = await import('better-sqlite3');
@@ -99,7 +105,10 @@ async function makeDialect(config: DatabaseConfig): Promise<{ dialect: Dialect; 
           "set session time_zone = '+00:00', sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_DATE,NO_ZERO_IN_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'",
         );
       });
-      return { dialect: 'mysql', kyselyDialect: new MysqlDialect({ pool }) };
+      const [rows] = await pool.promise().query('select version() as version');
+      const version = String((rows as { version?: unknown }[])[0]?.version ?? '');
+      const mysqlCollation = /mariadb/i.test(version) ? 'utf8mb4_nopad_bin' : 'utf8mb4_0900_bin';
+      return { dialect: 'mysql', kyselyDialect: new MysqlDialect({ pool }), mysqlCollation };
     }
   }
 }

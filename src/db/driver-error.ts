@@ -1,6 +1,7 @@
 import type { Dialect } from '../schema/types.js';
 
-export type DriverErrorKind = 'unique' | 'notNull' | 'foreignKey' | 'range' | 'unavailable' | 'other';
+/** `conflict`: a deadlock or serialization failure; running the transaction again may succeed. */
+export type DriverErrorKind = 'unique' | 'notNull' | 'foreignKey' | 'range' | 'conflict' | 'unavailable' | 'other';
 
 export interface ClassifiedError {
   kind: DriverErrorKind;
@@ -32,7 +33,8 @@ export function classifyDriverError(error: unknown, dialect: Dialect): Classifie
     }
     if (code === 'SQLITE_CONSTRAINT_NOTNULL') return { kind: 'notNull', subject: /failed: [^.]+\.(\S+)/.exec(message)?.[1] };
     if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return { kind: 'foreignKey' };
-    if (code === 'SQLITE_BUSY' || code === 'SQLITE_CANTOPEN') return { kind: 'unavailable' };
+    if (code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT') return { kind: 'conflict' };
+    if (code === 'SQLITE_CANTOPEN') return { kind: 'unavailable' };
     return { kind: 'other' };
   }
   if (dialect === 'postgres') {
@@ -43,6 +45,7 @@ export function classifyDriverError(error: unknown, dialect: Dialect): Classifie
     if (code === '23502') return { kind: 'notNull', subject: typeof e.column === 'string' ? e.column : undefined };
     if (code === '23503') return { kind: 'foreignKey' };
     if (code === '22003' || code === '22001' || code === '22007' || code === '22008' || code === '22P02') return { kind: 'range' };
+    if (code === '40P01' || code === '40001' || code === '55P03') return { kind: 'conflict' };
     if (code.startsWith('08')) return { kind: 'unavailable' };
     return { kind: 'other' };
   }
@@ -50,6 +53,7 @@ export function classifyDriverError(error: unknown, dialect: Dialect): Classifie
   if (errno === 1062) return { kind: 'unique', subject: /for key '(?:[^.']+\.)?([^']+)'/.exec(message)?.[1] };
   if (errno === 1048 || errno === 1364) return { kind: 'notNull', subject: /Column '([^']+)'/.exec(message)?.[1] ?? /Field '([^']+)'/.exec(message)?.[1] };
   if (errno === 1451 || errno === 1452) return { kind: 'foreignKey' };
+  if (errno === 1213 || errno === 1205) return { kind: 'conflict' };
   if (errno === 1264 || errno === 1406 || errno === 1292 || errno === 1366) return { kind: 'range' };
   if (errno === 2002 || errno === 2003 || errno === 2006 || errno === 2013 || errno === 1040) return { kind: 'unavailable' };
   return { kind: 'other' };

@@ -1,7 +1,7 @@
 /**
  * The one catalogue of error codes. Every error a client can see has a stable code here,
  * with its HTTP status and a default message. `docs/errors.md` is kept equal to this table
- * by `test/errors-doc.test.ts`.
+ * by `test/unit/errors-doc.test.ts`.
  */
 export const ERROR_CATALOGUE = {
   ROUTE_NOT_FOUND: { status: 404, message: 'No route matches this path' },
@@ -34,6 +34,7 @@ export const ERROR_CATALOGUE = {
   FIELD_EXISTS: { status: 409, message: 'A field with this name already exists' },
   COLLECTION_IN_USE: { status: 409, message: 'Other collections refer to this collection' },
   SCHEMA_CHANGE_UNSAFE: { status: 409, message: 'This schema change could lose stored values' },
+  WRITE_CONFLICT: { status: 409, message: 'Concurrent writes collided; nothing was stored, send the request again' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Request body must be application/json' },
   AUTH_REQUIRED: { status: 401, message: 'Authentication required' },

@@ -22,6 +22,7 @@ export function toApiError(error: unknown, dialect: Dialect, requestId: string):
   if (error instanceof SyntaxError && 'statusCode' in error) return new ApiError('BODY_INVALID_JSON', undefined, { cause: error });
   const { kind } = classifyDriverError(error, dialect);
   if (kind === 'unavailable') return new ApiError('DATABASE_UNAVAILABLE', undefined, { cause: error });
+  if (kind === 'conflict') return new ApiError('WRITE_CONFLICT', undefined, { cause: error });
   return new ApiError('INTERNAL', `internal error; the server log has the cause under request id ${requestId}`, {
     cause: error,
     details: { requestId },

@@ -3,11 +3,16 @@ import { ApiError } from '../errors/api-error.js';
 export const READ_METHODS = ['GET', 'HEAD'] as const;
 export const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
-/** How an action is reached: a read by GET/HEAD, a read with a body by POST, a write by the write methods. */
-export type ActionKind = 'read' | 'readWithBody' | 'write';
+/**
+ * How an action is reached: a read by GET/HEAD, a read with a body by POST, a write by the
+ * write methods. `readOrPost` is a read the NocoBase SDK sends by POST (it uses GET only for
+ * get and list), so it takes both.
+ */
+export type ActionKind = 'read' | 'readOrPost' | 'readWithBody' | 'write';
 
 const ALLOWED: Record<ActionKind, readonly string[]> = {
   read: READ_METHODS,
+  readOrPost: ['GET', 'HEAD', 'POST'],
   readWithBody: ['POST'],
   write: WRITE_METHODS,
 };

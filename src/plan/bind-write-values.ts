@@ -11,6 +11,23 @@ export type WriteMode = 'create' | 'update';
 export interface WriteValues {
   values: Map<string, unknown>;
   sortFields: string[];
+  /** Association values by relation name, as sent (keys or objects); written by actions/nested-writes. */
+  associations: Map<string, unknown>;
+}
+
+/** Which names of a body a write may touch (`whitelist` / `blacklist` query parameters). */
+export interface WriteFilter {
+  whitelist?: readonly string[];
+  blacklist?: readonly string[];
+}
+
+const isKey = (value: unknown): boolean => typeof value === 'string' || typeof value === 'number';
+
+/** The shape check of an association value: to-one takes null, a key or an object; to-many an array of those. */
+function associationProblem(toMany: boolean, value: unknown): string | undefined {
+  const element = (item: unknown) => isKey(item) || isRecord(item) || (Array.isArray(item) && item.length === 2 && isKey(item[0]) && isRecord(item[1]));
+  if (toMany) return Array.isArray(value) && value.every(element) ? undefined : 'must be an array of keys or objects';
+  return value === null || isKey(value) || isRecord(value) ? undefined : 'must be null, a key or an object';
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -21,13 +38,24 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * Checks a create or update body against the collection: unknown names, types, options,
  * required fields. Every failing field is reported, one entry each.
  */
-export async function bindWriteValues(collection: Collection, body: unknown, mode: WriteMode, now: Date): Promise<WriteValues> {
+export async function bindWriteValues(collection: Collection, body: unknown, mode: WriteMode, now: Date, filter: WriteFilter = {}): Promise<WriteValues> {
   if (!isRecord(body)) throw new ApiError('BODY_INVALID', mode === 'create' ? 'create takes an object or an array of objects' : 'update takes an object');
   const errors: ErrorEntry[] = [];
   const values = new Map<string, unknown>();
   const sortFields: string[] = [];
+  const associations = new Map<string, unknown>();
   for (const [name, value] of Object.entries(body)) {
+    // A server-side form narrows what a write may touch; the rest is left out on purpose.
+    if (filter.whitelist !== undefined && !filter.whitelist.includes(name)) continue;
+    if (filter.blacklist?.includes(name)) continue;
     const field = collection.fields.get(name);
+    const relation = field === undefined ? collection.relations.get(name) : undefined;
+    if (relation !== undefined) {
+      const problem = value === undefined ? undefined : associationProblem(relation.toMany, value);
+      if (problem !== undefined) errors.push({ code: 'VALIDATION_FAILED', message: `${name} ${problem}`, field: name });
+      else if (value !== undefined) associations.set(name, value);
+      continue;
+    }
     if (field === undefined) {
       errors.push({ code: 'VALUE_UNKNOWN_FIELD', message: `${collection.name} has no field ${name}`, field: name });
       continue;
@@ -67,7 +95,7 @@ export async function bindWriteValues(collection: Collection, body: unknown, mod
     const unknown = errors.filter((error) => error.code === 'VALUE_UNKNOWN_FIELD');
     throw ApiError.many(unknown.length > 0 ? unknown : errors);
   }
-  return { values, sortFields };
+  return { values, sortFields, associations };
 }
 
 /** Canonical values to driver parameters. */

@@ -16,6 +16,12 @@ export interface QueryParams {
   except?: string[];
   appends?: string[];
   sort?: string[];
+  /** Names a create or update may touch; the others in the body are left out. */
+  whitelist?: string[];
+  /** Names a create or update leaves out. */
+  blacklist?: string[];
+  /** Associations whose nested objects may change existing targets (not only link them). */
+  updateAssociationValues?: string[];
   page: number;
   pageSize: number;
   paginate: boolean;
@@ -105,7 +111,7 @@ export function parseQueryParams(query: Record<string, unknown>): QueryParams {
   if (filter !== undefined) params.filter = filter;
   const keys = parseKeys(query.filterByTk);
   if (keys !== undefined) params.filterByTk = keys;
-  for (const name of ['fields', 'except', 'appends', 'sort'] as const) {
+  for (const name of ['fields', 'except', 'appends', 'sort', 'whitelist', 'blacklist', 'updateAssociationValues'] as const) {
     const list = parseNameList(name, query[name]);
     if (list !== undefined) params[name] = list;
   }

@@ -6,7 +6,8 @@ import type { CollectionDef, Dialect, FieldDef } from './types.js';
 
 type Trx = Transaction<DynamicDb>;
 
-const MYSQL_TABLE_OPTIONS = sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_bin`;
+/** Table options on MySQL/MariaDB; the collation compares strings by code point without padding. */
+export const mysqlTableOptions = (collation = 'utf8mb4_bin') => sql`engine = InnoDB default charset = utf8mb4 collate = ${sql.raw(collation)}`;
 
 /** Types whose columns cannot carry a literal DEFAULT on MySQL. */
 const NO_MYSQL_DEFAULT = new Set(['text', 'json', 'array']);
@@ -53,17 +54,17 @@ function defineColumn(field: FieldDef, dialect: Dialect) {
  * Creates the table and its indexes. On PostgreSQL and MySQL the caller adds foreign keys
  * afterwards with `addForeignKey`, once every table they point at exists.
  */
-export async function createTable(trx: Trx, def: CollectionDef, dialect: Dialect): Promise<void> {
-  await createBareTable(trx, def, def.name, dialect);
+export async function createTable(trx: Trx, def: CollectionDef, dialect: Dialect, mysqlCollation?: string): Promise<void> {
+  await createBareTable(trx, def, def.name, dialect, mysqlCollation);
   await createAllIndexes(trx, def);
 }
 
-async function createBareTable(trx: Trx, def: CollectionDef, table: string, dialect: Dialect): Promise<void> {
+async function createBareTable(trx: Trx, def: CollectionDef, table: string, dialect: Dialect, mysqlCollation?: string): Promise<void> {
   let builder = trx.schema.createTable(table);
   for (const field of def.fields) {
     builder = builder.addColumn(field.name, sql.raw(columnType(field, dialect)), defineColumn(field, dialect));
   }
-  if (dialect === 'mysql') builder = builder.modifyEnd(MYSQL_TABLE_OPTIONS);
+  if (dialect === 'mysql') builder = builder.modifyEnd(mysqlTableOptions(mysqlCollation));
   await builder.execute();
 }
 

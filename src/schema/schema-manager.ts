@@ -44,7 +44,7 @@ export class SchemaManager {
   }
 
   async init(): Promise<void> {
-    await ensureSystemTables(this.database.db, this.database.dialect);
+    await ensureSystemTables(this.database.db, this.database.dialect, this.database.mysqlCollation);
     await this.reload();
   }
 
@@ -303,7 +303,7 @@ export class SchemaManager {
   }
 
   private async applyWork(trx: Trx, work: SchemaWork): Promise<void> {
-    await work.apply(trx, this.database.dialect, (run) => this.ddl(run));
+    await work.apply(trx, this.database.dialect, (run) => this.ddl(run), this.database.mysqlCollation);
   }
 
   /**

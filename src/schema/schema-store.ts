@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DynamicDb } from '../db/database.js';
+import { mysqlTableOptions } from './ddl.js';
 import type { CollectionDef, Dialect } from './types.js';
 
 export const COLLECTIONS_TABLE = 'corral_collections';
@@ -8,9 +9,9 @@ export const META_TABLE = 'corral_meta';
 type Executor = Kysely<DynamicDb> | Transaction<DynamicDb>;
 
 /** Creates the system tables when missing. Safe to run from several processes at once. */
-export async function ensureSystemTables(db: Kysely<DynamicDb>, dialect: Dialect): Promise<void> {
+export async function ensureSystemTables(db: Kysely<DynamicDb>, dialect: Dialect, mysqlCollation?: string): Promise<void> {
   const text = dialect === 'mysql' ? 'longtext' : 'text';
-  const tableOptions = dialect === 'mysql' ? sql`engine = InnoDB default charset = utf8mb4 collate = utf8mb4_bin` : sql``;
+  const tableOptions = dialect === 'mysql' ? mysqlTableOptions(mysqlCollation) : sql``;
   for (let attempt = 0; ; attempt++) {
     try {
       await db.schema

@@ -121,7 +121,7 @@ export class SchemaWork {
     this.#changed.add(name);
   }
 
-  async apply(trx: Trx, dialect: Dialect, run: (ddl: () => Promise<void>) => Promise<void>): Promise<void> {
+  async apply(trx: Trx, dialect: Dialect, run: (ddl: () => Promise<void>) => Promise<void>, mysqlCollation?: string): Promise<void> {
     const live = (name: string) => this.#defs.has(name);
     // Drops first: key columns, then tables (a through table before what it points at).
     const rebuilt = new Set<string>();
@@ -137,7 +137,7 @@ export class SchemaWork {
       await deleteDefinition(trx, name);
     }
     const created = this.#created.filter(live);
-    for (const name of created) await run(() => createTable(trx, this.get(name), dialect));
+    for (const name of created) await run(() => createTable(trx, this.get(name), dialect, mysqlCollation));
     const added = this.#addedColumns.filter(({ table }) => live(table) && !rebuilt.has(table));
     for (const { table, field } of added) await run(() => addColumn(trx, table, field, dialect));
     for (const name of created) for (const field of this.get(name).fields) await run(() => addForeignKey(trx, name, field, dialect));

@@ -1,0 +1,23 @@
+import type { Transaction } from 'kysely';
+import type { DynamicDb } from '../db/database.js';
+import { bindWriteValues, toDbRow } from '../plan/bind-write-values.js';
+import type { Relation, Row } from '../schema/collection.js';
+import { insertRow } from '../sql/insert-row.js';
+import type { ActionContext } from './action-context.js';
+
+/** One row of a belongsToMany through collection, with its own fields when given. */
+export async function insertLink(
+  trx: Transaction<DynamicDb>,
+  ctx: ActionContext,
+  relation: Relation,
+  anchor: unknown,
+  targetValue: unknown,
+  extra: unknown,
+  now: Date,
+): Promise<Row> {
+  const through = relation.through!;
+  const { values } = await bindWriteValues(through, extra ?? {}, 'create', now);
+  values.set(relation.foreignKey.name, anchor);
+  values.set(relation.otherKey!.name, targetValue);
+  return insertRow(trx, ctx.database.dialect, through, toDbRow(through, values, ctx.database.dialect));
+}

@@ -1,0 +1,251 @@
+import Module, { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import type { APIClient } from '@nocobase/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, type BuiltApp } from '../../src/app.js';
+import { testConfig } from '../support/test-app.js';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/test-database.js';
+
+/**
+ * The official NocoBase client SDK, unchanged, against Corral on a real socket.
+ *
+ * @nocobase/sdk 2.2.15 does not load under Node as published: lib/auth-cookie.js requires
+ * `@nocobase/utils/client`, which the SDK lists only as a devDependency, so
+ * `import '@nocobase/sdk'` throws MODULE_NOT_FOUND. The module is used only for browser
+ * cookies (each function returns early when `document` is undefined), so when it is missing
+ * we stand in a tiny substitute for it, and for nothing else.
+ */
+type Sdk = typeof import('@nocobase/sdk');
+
+const UTILS_CLIENT = '@nocobase/utils/client';
+
+async function loadSdk(): Promise<Sdk> {
+  try {
+    return (await import('@nocobase/sdk')) as Sdk;
+  } catch (error) {
+    if (!String((error as Error)?.message).includes(UTILS_CLIENT)) throw error;
+  }
+  const loader = Module as unknown as {
+    _resolveFilename: (request: string, ...rest: unknown[]) => string;
+    _cache: Record<string, unknown>;
+  };
+  const shimId = `${UTILS_CLIENT} (corral test substitute)`;
+  const shim = new Module(shimId);
+  shim.filename = shimId;
+  shim.loaded = true;
+  // Only reached in a browser (document.cookie); present so the require succeeds.
+  shim.exports = {
+    getAuthCookieName: (type: string, appName?: string) => `NOCOBASE_${appName ? `${appName.toUpperCase()}_` : ''}${type.toUpperCase()}`,
+  };
+  loader._cache[shimId] = shim;
+  const resolve = loader._resolveFilename;
+  loader._resolveFilename = function (this: unknown, request: string, ...rest: unknown[]) {
+    return request === UTILS_CLIENT ? shimId : resolve.call(this, request, ...rest);
+  };
+  try {
+    return createRequire(import.meta.url)('@nocobase/sdk') as Sdk;
+  } finally {
+    loader._resolveFilename = resolve;
+  }
+}
+
+/** The actions used here; the SDK types a resource as an index signature. */
+type ActionName = 'create' | 'list' | 'get' | 'update' | 'destroy' | 'count';
+type Resource = Record<ActionName, (params?: Record<string, unknown>) => Promise<{ status: number; data: any }>>;
+
+interface Post {
+  id: number;
+  title: string;
+  views: number;
+  status: string | null;
+}
+
+/** What axios rejects with on a non-2xx answer. */
+async function rejection(promise: Promise<unknown>): Promise<{ status: number; data: any }> {
+  try {
+    await promise;
+  } catch (error) {
+    const response = (error as { response?: { status: number; data: unknown } }).response;
+    if (response === undefined) throw error;
+    return response;
+  }
+  throw new Error('the request was expected to fail');
+}
+
+for (const dialect of DIALECTS) {
+  describe(`@nocobase/sdk against Corral on ${dialect}`, () => {
+    let database: TestDatabase;
+    let built: BuiltApp;
+    let api: APIClient;
+
+    beforeAll(async () => {
+      const { APIClient } = await loadSdk();
+      database = await createTestDatabase(dialect);
+      built = await buildApp(testConfig(database));
+      await built.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = built.app.server.address() as AddressInfo;
+      api = new APIClient({ baseURL: `http://127.0.0.1:${port}/api` });
+    });
+
+    afterAll(async () => {
+      await built?.close();
+      await database?.drop();
+    });
+
+    const resource = (name: string, of?: unknown): Resource => api.resource(name, of) as unknown as Resource;
+    const posts = () => resource('posts');
+
+    it('creates a collection through collections:create', async () => {
+      const response = await resource('collections').create({
+        values: {
+          name: 'posts',
+          fields: [
+            { name: 'title', type: 'string' },
+            { name: 'views', type: 'integer', defaultValue: 0 },
+            { name: 'status', type: 'string' },
+          ],
+        },
+      });
+      expect(response.status).toBe(201);
+      expect(response.data.data).toMatchObject({ name: 'posts' });
+      const listed = await resource('collections').list();
+      expect(listed.data.data.map((c: { name: string }) => c.name)).toContain('posts');
+      const fields = await resource('collections.fields', 'posts').list();
+      expect(fields.status).toBe(200);
+      expect(fields.data.data.map((f: { name: string }) => f.name)).toEqual(expect.arrayContaining(['id', 'title', 'views', 'status']));
+    });
+
+    it('create, bulk create, list with filter/sort/fields/page', async () => {
+      const one = await posts().create({ values: { title: 'a', views: 3, status: 'draft' } });
+      expect(one.status).toBe(201);
+      expect(one.data.data).toMatchObject({ title: 'a', views: 3, status: 'draft' });
+      expect(typeof one.data.data.id).toBe('number');
+      const bulk = await posts().create({
+        values: [
+          { title: 'b', views: 10, status: 'published' },
+          { title: 'c', views: 7, status: 'published' },
+          { title: 'd', views: 20, status: 'draft' },
+          { title: 'e', views: 6 },
+        ],
+      });
+      expect(bulk.status).toBe(201);
+      expect(bulk.data.data).toHaveLength(4);
+
+      const page1 = await posts().list({
+        filter: { views: { $gt: 5 } },
+        sort: ['-views'],
+        fields: ['id', 'title'],
+        page: 1,
+        pageSize: 2,
+      });
+      expect(page1.status).toBe(200);
+      expect(page1.data.data.map((p: Post) => p.title)).toEqual(['d', 'b']);
+      expect(Object.keys(page1.data.data[0]).sort()).toEqual(['id', 'title']);
+      expect(page1.data.meta).toEqual({ count: 4, page: 1, pageSize: 2, totalPage: 2 });
+
+      const page2 = await posts().list({ filter: { views: { $gt: 5 } }, sort: ['-views'], fields: ['id', 'title'], page: 2, pageSize: 2 });
+      expect(page2.data.data.map((p: Post) => p.title)).toEqual(['c', 'e']);
+      expect(page2.data.meta).toMatchObject({ count: 4, page: 2, pageSize: 2, totalPage: 2 });
+
+      // A comma string and except/appends-free defaults work as the SDK sends them too.
+      const all = await posts().list({ sort: 'title', except: ['status'] });
+      expect(all.data.data.map((p: Post) => p.title)).toEqual(['a', 'b', 'c', 'd', 'e']);
+      expect(all.data.data[0]).not.toHaveProperty('status');
+    });
+
+    it('list with $and/$or, filterByTk arrays and strict nulls', async () => {
+      const and = await posts().list({
+        filter: { $and: [{ status: 'published' }, { views: { $gte: 8 } }] },
+        sort: ['id'],
+      });
+      expect(and.data.data.map((p: Post) => p.title)).toEqual(['b']);
+
+      const or = await posts().list({
+        filter: { $or: [{ status: { $eq: null } }, { title: { $in: ['a', 'c'] } }] },
+        sort: ['title'],
+      });
+      expect(or.data.data.map((p: Post) => p.title)).toEqual(['a', 'c', 'e']);
+
+      const ids = (await posts().list({ sort: ['id'] })).data.data.map((p: Post) => p.id) as number[];
+      const byKeys = await posts().list({ filterByTk: [ids[0], ids[2]], sort: ['id'] });
+      expect(byKeys.data.data.map((p: Post) => p.id)).toEqual([ids[0], ids[2]]);
+
+      // The SDK drops a filter's "*" key; an empty filter object lists everything.
+      const star = await posts().list({ filter: { '*': {}, status: 'draft' }, sort: ['title'] });
+      expect(star.data.data.map((p: Post) => p.title)).toEqual(['a', 'd']);
+    });
+
+    it('get, update, destroy by filterByTk', async () => {
+      const created = await posts().create({ values: { title: 'temp', views: 1 } });
+      const id = created.data.data.id as number;
+
+      const got = await posts().get({ filterByTk: id });
+      expect(got.status).toBe(200);
+      expect(got.data.data).toMatchObject({ id, title: 'temp', views: 1 });
+
+      const gotFields = await posts().get({ filterByTk: id, fields: ['title'] });
+      expect(gotFields.data.data).toEqual({ title: 'temp' });
+
+      const updated = await posts().update({ filterByTk: id, values: { title: 'changed', views: 2 } });
+      expect(updated.status).toBe(200);
+      expect(updated.data.data).toMatchObject({ id, title: 'changed', views: 2 });
+      expect((await posts().get({ filterByTk: id })).data.data).toMatchObject({ title: 'changed', views: 2 });
+
+      const byFilter = await posts().update({ filter: { title: 'changed' }, values: { status: 'x' } });
+      expect(byFilter.status).toBe(200);
+      expect(byFilter.data.data).toEqual([expect.objectContaining({ id, status: 'x' })]);
+
+      const destroyed = await posts().destroy({ filterByTk: id });
+      expect(destroyed.status).toBe(200);
+      expect(destroyed.data).toEqual({ data: 1 });
+
+      const missing = await rejection(posts().get({ filterByTk: id }));
+      expect(missing.status).toBe(404);
+      expect(missing.data.errors[0].code).toBe('RECORD_NOT_FOUND');
+    });
+
+    it('errors arrive as rejected promises with the error envelope', async () => {
+      const missing = await rejection(posts().get({ filterByTk: 987654 }));
+      expect(missing.status).toBe(404);
+      expect(missing.data.errors[0].code).toBe('RECORD_NOT_FOUND');
+
+      const noCollection = await rejection(resource('nothing_here').list());
+      expect(noCollection.status).toBe(404);
+      expect(noCollection.data.errors[0].code).toBe('COLLECTION_NOT_FOUND');
+
+      const badFilter = await rejection(posts().list({ filter: { nope: 1 } }));
+      expect(badFilter.status).toBe(400);
+      expect(badFilter.data.errors[0].code).toBe('FILTER_UNKNOWN_FIELD');
+
+      const unknownValue = await rejection(posts().create({ values: { title: 'x', nope: 1 } }));
+      expect(unknownValue.status).toBe(400);
+      expect(unknownValue.data.errors[0].code).toBe('VALUE_UNKNOWN_FIELD');
+
+      const noKey = await rejection(posts().destroy());
+      expect(noKey.status).toBe(400);
+      expect(noKey.data.errors[0].code).toBe('KEY_REQUIRED');
+    });
+
+    it('count through a GET request', async () => {
+      const counted = await api.request({ url: 'posts:count', method: 'get', params: { filter: JSON.stringify({ status: 'published' }) } });
+      expect(counted.status).toBe(200);
+      expect(counted.data).toEqual({ data: 2 });
+    });
+
+    // The SDK's resource proxy sends GET only for `get` and `list` and POST (body `{}`) for every
+    // other action, so `count` accepts POST as well as GET (see docs/api.md).
+    it('count through the resource proxy (sent as POST)', async () => {
+      const counted = await posts().count({ filter: { status: 'published' } });
+      expect(counted.status).toBe(200);
+      expect(counted.data).toEqual({ data: 2 });
+    });
+
+    it('api.request with a url and params', async () => {
+      const response = await api.request({ url: 'posts:list', method: 'get', params: { pageSize: 1, sort: ['-views'] } });
+      expect(response.data.data.map((p: Post) => p.title)).toEqual(['d']);
+      expect(response.data.meta).toMatchObject({ pageSize: 1, page: 1 });
+      const info = await api.request({ url: 'app:getInfo' });
+      expect(info.data.data).toMatchObject({ dialect });
+    });
+  });
+}
