@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../support/test-database.js';
+import { defineBlog } from '../support/blog-schema.js';
 import { useDialectApp } from '../support/test-app.js';
 
 for (const dialect of DIALECTS) {
@@ -9,13 +10,7 @@ for (const dialect of DIALECTS) {
 
     beforeAll(async () => {
       const api = ctx.api;
-      await api.collection({ name: 'authors', fields: [{ name: 'name', type: 'string' }] });
-      await api.collection({ name: 'tags', fields: [{ name: 'label', type: 'string' }] });
-      await api.collection({ name: 'comments', fields: [{ name: 'body', type: 'string' }, { name: 'author', type: 'belongsTo' }] });
-      await api.collection({
-        name: 'posts',
-        fields: [{ name: 'title', type: 'string' }, { name: 'author', type: 'belongsTo' }, { name: 'comments', type: 'hasMany' }, { name: 'tags', type: 'belongsToMany' }],
-      });
+      await defineBlog(api);
       await api.post('/api/authors:create', [{ name: 'ann' }, { name: 'bob' }]);
       await api.post('/api/tags:create', [{ label: 'x' }, { label: 'y' }]);
       for (let p = 1; p <= 30; p++) {

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../support/test-database.js';
+import { defineBlog } from '../support/blog-schema.js';
 import { useDialectApp } from '../support/test-app.js';
 
 const f = (filter: unknown) => encodeURIComponent(JSON.stringify(filter));
@@ -15,13 +16,7 @@ for (const dialect of DIALECTS) {
 
     beforeAll(async () => {
       const api = ctx.api;
-      await api.collection({ name: 'authors', fields: [{ name: 'name', type: 'string' }] });
-      await api.collection({ name: 'tags', fields: [{ name: 'label', type: 'string' }] });
-      await api.collection({ name: 'comments', fields: [{ name: 'body', type: 'string' }, { name: 'author', type: 'belongsTo' }] });
-      await api.collection({
-        name: 'posts',
-        fields: [{ name: 'title', type: 'string' }, { name: 'author', type: 'belongsTo' }, { name: 'comments', type: 'hasMany' }, { name: 'tags', type: 'belongsToMany' }],
-      });
+      await defineBlog(api);
       await api.post('/api/authors:create', [{ name: 'Zed' }, { name: 'amy' }, { name: 'Bob' }]);
       await api.post('/api/tags:create', [{ label: 'news' }, { label: 'tech' }]);
       // a: amy, 3 matching comments; b: Zed, 1; c: no author, none; d: Bob, comments by Zed
