@@ -7,7 +7,8 @@ import { loadSdk, rejection } from '../support/nocobase-sdk.js';
 import { apiFor, testConfig } from '../support/test-app.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/test-database.js';
 
-type Resource = Record<string, (params?: Record<string, unknown>) => Promise<{ status: number; data: any }>>;
+type ActionName = 'create' | 'list' | 'get' | 'update' | 'destroy' | 'count' | 'add' | 'set' | 'remove' | 'toggle';
+type Resource = Record<ActionName, (params?: Record<string, unknown>) => Promise<{ status: number; data: any }>>;
 
 /** The NocoBase SDK's association resources (`api.resource('posts.comments', 1)`), unchanged, on a real socket. */
 for (const dialect of DIALECTS) {
