@@ -34,7 +34,8 @@ export async function buildApp(config: Config): Promise<BuiltApp> {
     routerOptions: { querystringParser: (text: string) => qs.parse(text, QS_OPTIONS) },
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
-    return503OnClosing: true,
+    // Our own onRequest hook answers 503 SHUTTING_DOWN in the error envelope instead.
+    return503OnClosing: false,
     // Bad URLs and the like are answered before routing: render them like every other error.
     frameworkErrors: (error, request, reply) => {
       const apiError =
@@ -77,8 +78,13 @@ export async function buildApp(config: Config): Promise<BuiltApp> {
     }
   });
 
+  let closing = false;
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (closing) {
+      reply.header('connection', 'close');
+      throw new ApiError('SHUTTING_DOWN');
+    }
   });
 
   app.setErrorHandler((error, request, reply) => {
@@ -140,6 +146,7 @@ export async function buildApp(config: Config): Promise<BuiltApp> {
     close: async () => {
       if (closed) return;
       closed = true;
+      closing = true;
       schema.stopPolling();
       await app.close();
       await database.close();

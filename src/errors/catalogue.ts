@@ -43,6 +43,7 @@ export const ERROR_CATALOGUE = {
   FORBIDDEN: { status: 403, message: 'Not allowed' },
   RATE_LIMITED: { status: 429, message: 'Too many requests' },
   DATABASE_UNAVAILABLE: { status: 503, message: 'The database is not reachable' },
+  SHUTTING_DOWN: { status: 503, message: 'The server is shutting down; send the request to another node or again later' },
   INTERNAL: { status: 500, message: 'Internal error' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -71,7 +71,9 @@ export function normalizeCollection(input: unknown): { def: CollectionDef; relat
   if (typeof idType !== 'string' || !(ID_TYPES as readonly string[]).includes(idType)) {
     throw invalid(`idType must be one of ${ID_TYPES.join(', ')}`, 'idType');
   }
-  if (input.title !== undefined && typeof input.title !== 'string') throw invalid('title must be a string', 'title');
+  for (const key of ['title', 'description'] as const) {
+    if (input[key] !== undefined && input[key] !== null && typeof input[key] !== 'string') throw invalid(`${key} must be a string`, key);
+  }
   if (input.fields !== undefined && !Array.isArray(input.fields)) throw invalid('fields must be an array', 'fields');
   const fieldInputs = (input.fields as unknown[] | undefined) ?? [];
   const relationInputs = fieldInputs.filter(isRelationInput);
@@ -95,5 +97,6 @@ export function normalizeCollection(input: unknown): { def: CollectionDef; relat
   }
   const def: CollectionDef = { name, timestamps, autoGenId, idType: idType as IdType, filterTargetKey, fields, relations: [] };
   if (typeof input.title === 'string') def.title = input.title;
+  if (typeof input.description === 'string') def.description = input.description;
   return { def, relationInputs };
 }

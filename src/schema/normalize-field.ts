@@ -80,9 +80,10 @@ export function normalizeField(input: unknown): FieldDef {
     def.primaryKey = true;
     def.allowNull = false;
   }
-  if (input.title !== undefined) {
-    if (typeof input.title !== 'string') throw invalid(`${name}: title must be a string`, name);
-    def.title = input.title;
+  for (const key of ['title', 'description'] as const) {
+    if (input[key] === undefined || input[key] === null) continue;
+    if (typeof input[key] !== 'string') throw invalid(`${name}: ${key} must be a string`, name);
+    def[key] = input[key];
   }
   if ((def.unique || def.index) && !fieldType.indexable) {
     throw invalid(`${name}: type ${scalar} cannot be unique or indexed`, name);

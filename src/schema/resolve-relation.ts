@@ -104,6 +104,7 @@ export function resolveRelation(input: Record<string, unknown>, source: Collecti
 
   const relation: RelationDef = { name, type, target: target.name, foreignKey: '', onDelete };
   if (typeof input.title === 'string') relation.title = input.title;
+  if (typeof input.description === 'string') relation.description = input.description;
   const plan: RelationPlan = { relation, addFields: [] };
 
   if (type === 'belongsTo') {

@@ -100,11 +100,17 @@ export class SchemaManager {
       if (key !== 'title' && key !== 'description' && key !== 'name') throw invalid(`${key} cannot be changed after creation`, key);
     }
     if (patch.name !== undefined && patch.name !== name) throw invalid('a collection cannot be renamed', 'name');
-    if (patch.title !== undefined && typeof patch.title !== 'string') throw invalid('title must be a string', 'title');
+    for (const key of ['title', 'description'] as const) {
+      if (patch[key] !== undefined && patch[key] !== null && typeof patch[key] !== 'string') throw invalid(`${key} must be a string`, key);
+    }
     let updated: CollectionDef | undefined;
     await this.change(async (trx, defs) => {
       const def = this.require(defs, name);
-      updated = { ...def, ...(typeof patch.title === 'string' ? { title: patch.title } : {}) };
+      updated = { ...def };
+      for (const key of ['title', 'description'] as const) {
+        if (typeof patch[key] === 'string') updated[key] = patch[key];
+        else if (patch[key] === null) delete updated[key];
+      }
       await updateDefinition(trx, updated);
     });
     return updated!;

@@ -23,6 +23,7 @@ export interface FieldDef {
   name: string;
   type: ScalarType;
   title?: string;
+  description?: string;
   allowNull: boolean;
   unique: boolean;
   index: boolean;
@@ -60,6 +61,7 @@ export interface RelationDef {
   name: string;
   type: RelationType;
   title?: string;
+  description?: string;
   target: string;
   foreignKey: string;
   sourceKey?: string;
@@ -72,6 +74,7 @@ export interface RelationDef {
 export interface CollectionDef {
   name: string;
   title?: string;
+  description?: string;
   timestamps: boolean;
   autoGenId: boolean;
   idType: IdType;

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Collection, Row } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
 import type { Executor } from './select-rows.js';
@@ -9,7 +10,14 @@ import type { Executor } from './select-rows.js';
 export async function insertRow(db: Executor, dialect: Dialect, collection: Collection, row: Record<string, unknown>): Promise<Row> {
   const columns = collection.visible.map((field) => field.name);
   if (dialect !== 'mysql') {
-    return (await db.insertInto(collection.name).values(row).returning(columns).executeTakeFirstOrThrow()) as Row;
+    const inserted = (await db.insertInto(collection.name).values(row).returning(columns).executeTakeFirstOrThrow()) as Row;
+    const pk = collection.primaryKey;
+    // An explicit id does not move a PostgreSQL identity; move it past the largest id, or the
+    // next automatic id would collide. (SQLite and MySQL do this themselves.)
+    if (dialect === 'postgres' && pk.def.autoIncrement === true && row[pk.name] !== undefined) {
+      await sql`select setval(pg_get_serial_sequence(${collection.name}, ${pk.name}), (select max(${sql.ref(pk.name)}) from ${sql.table(collection.name)}))`.execute(db);
+    }
+    return inserted;
   }
   const result = await db.insertInto(collection.name).values(row).executeTakeFirstOrThrow();
   const pk = collection.primaryKey;

@@ -139,3 +139,25 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+for (const dialect of DIALECTS) {
+  describe(`schema details on ${dialect}`, () => {
+    const ctx = useDialectApp(dialect);
+
+    it('keeps description on collections and fields', async () => {
+      await ctx.api.collection({ name: 'described', description: 'what it holds', fields: [{ name: 'a', type: 'string', description: 'the a' }] });
+      const got = (await ctx.api.get('/api/collections/described')).body.data;
+      expect(got.description).toBe('what it holds');
+      expect(got.fields.find((f: { name: string }) => f.name === 'a').description).toBe('the a');
+      expect((await ctx.api.put('/api/collections/described', { description: 'changed' })).body.data.description).toBe('changed');
+    });
+
+    it('moves past an explicit id, so the next automatic id does not collide', async () => {
+      await ctx.api.collection({ name: 'numbered', fields: [{ name: 'a', type: 'string' }] });
+      expect((await ctx.api.post('/api/numbered:create', { id: 5, a: 'x' })).body.data.id).toBe(5);
+      const next = await ctx.api.post('/api/numbered:create', { a: 'y' });
+      expect(next.status, next.text).toBe(201);
+      expect(next.body.data.id).toBe(6);
+    });
+  });
+}
