@@ -58,33 +58,51 @@ function pick(table: Partial<Record<string, Run>>, action: string, resource: str
   return { name: action as ActionName, kind: ACTION_KINDS[action as ActionName], run };
 }
 
+/** What a path addresses, resolved before the action: a missing resource is 404 whatever the method. */
+export interface Resource {
+  /** A to-one association: its REST path names one row, so PUT/PATCH/DELETE apply without a key. */
+  toOne: boolean;
+  action(name: string): ResolvedAction;
+}
+
 /**
- * Finds what a path addresses, in the order the errors are reported: the resource
- * (COLLECTION_NOT_FOUND, ASSOCIATION_NOT_FOUND), then the action (ACTION_NOT_FOUND).
- * The method is checked by the caller once the action is known.
+ * Finds the resource of a path, in the order the errors are reported: the resource
+ * (COLLECTION_NOT_FOUND, ASSOCIATION_NOT_FOUND), then, through `action`, the action
+ * (ACTION_NOT_FOUND). The method is checked by the caller once the action is known.
  */
-export function resolveAction(path: ResourcePath, action: string, snapshot: SchemaSnapshot): ResolvedAction {
+export function resolveResource(path: ResourcePath, snapshot: SchemaSnapshot): Resource {
   const { collection: name, association } = path;
-  if (name === 'app' && association === undefined) return pick(appActions, action, 'app');
+  const table = (actions: Partial<Record<string, Run>>, resource: string): Resource => ({ toOne: false, action: (action) => pick(actions, action, resource) });
+  if (name === 'app' && association === undefined) return table(appActions, 'app');
   if (name === 'collections') {
-    if (association === undefined) return pick(collectionsActions, action, 'collections');
-    if (association === 'fields') return pick(fieldsActions, action, 'fields');
+    if (association === undefined) return table(collectionsActions, 'collections');
+    if (association === 'fields') return table(fieldsActions, 'fields');
     throw new ApiError('ASSOCIATION_NOT_FOUND', `collections have no association ${association}`);
   }
   const collection = snapshot.get(name);
   if (collection === undefined) throw new ApiError('COLLECTION_NOT_FOUND', `collection ${name} does not exist`);
-  if (association !== undefined) {
-    const relation = collection.relations.get(association);
-    if (relation === undefined) throw new ApiError('ASSOCIATION_NOT_FOUND', `${name} has no association ${association}`);
-    const run = Object.hasOwn(ASSOCIATION_ACTIONS, action)
-      ? ASSOCIATION_ACTIONS[action as keyof typeof ASSOCIATION_ACTIONS]
-      : Object.hasOwn(LINK_ACTIONS, action)
-        ? LINK_ACTIONS[action as keyof typeof LINK_ACTIONS]
-        : undefined;
-    if (run === undefined) throw new ApiError('ACTION_NOT_FOUND', `${name}.${association} has no action ${action}`);
-    return { name: action as ActionName, kind: ACTION_KINDS[action as ActionName], run: (ctx) => run(ctx, relation) };
+  if (association === undefined) {
+    return {
+      toOne: false,
+      action: (action) => {
+        const data = Object.hasOwn(DATA_ACTIONS, action) ? DATA_ACTIONS[action as ActionName] : undefined;
+        if (data === undefined) throw new ApiError('ACTION_NOT_FOUND', `${name} has no action ${action}`);
+        return { name: action as ActionName, kind: ACTION_KINDS[action as ActionName], run: (ctx) => data(ctx, collection) };
+      },
+    };
   }
-  const data = Object.hasOwn(DATA_ACTIONS, action) ? DATA_ACTIONS[action as ActionName] : undefined;
-  if (data === undefined) throw new ApiError('ACTION_NOT_FOUND', `${name} has no action ${action}`);
-  return { name: action as ActionName, kind: ACTION_KINDS[action as ActionName], run: (ctx) => data(ctx, collection) };
+  const relation = collection.relations.get(association);
+  if (relation === undefined) throw new ApiError('ASSOCIATION_NOT_FOUND', `${name} has no association ${association}`);
+  return {
+    toOne: !relation.toMany,
+    action: (action) => {
+      const run = Object.hasOwn(ASSOCIATION_ACTIONS, action)
+        ? ASSOCIATION_ACTIONS[action as keyof typeof ASSOCIATION_ACTIONS]
+        : Object.hasOwn(LINK_ACTIONS, action)
+          ? LINK_ACTIONS[action as keyof typeof LINK_ACTIONS]
+          : undefined;
+      if (run === undefined) throw new ApiError('ACTION_NOT_FOUND', `${name}.${association} has no action ${action}`);
+      return { name: action as ActionName, kind: ACTION_KINDS[action as ActionName], run: (ctx) => run(ctx, relation) };
+    },
+  };
 }

@@ -24,7 +24,8 @@ export async function writeTransaction<T>(
       return await ctx.database.db.transaction().execute(work);
     } catch (error) {
       if (!(error instanceof ApiError) && classifyDriverError(error, ctx.database.dialect).kind === 'conflict') {
-        if (attempt < WRITE_ATTEMPTS) {
+        // SQLite has already waited busy_timeout; the server dialects report deadlocks at once.
+        if (attempt < WRITE_ATTEMPTS && ctx.database.dialect !== 'sqlite') {
           await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 10));
           continue;
         }

@@ -32,7 +32,8 @@ export function classifyDriverError(error: unknown, dialect: Dialect): Classifie
       return column === undefined ? { kind: 'unique' } : { kind: 'unique', subject: column };
     }
     if (code === 'SQLITE_CONSTRAINT_NOTNULL') return { kind: 'notNull', subject: /failed: [^.]+\.(\S+)/.exec(message)?.[1] };
-    if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return { kind: 'foreignKey' };
+    // A RESTRICT or deferred foreign key reports as SQLITE_CONSTRAINT_TRIGGER; the message says which.
+    if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || message.includes('FOREIGN KEY constraint failed')) return { kind: 'foreignKey' };
     if (code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT') return { kind: 'conflict' };
     if (code === 'SQLITE_CANTOPEN') return { kind: 'unavailable' };
     return { kind: 'other' };

@@ -28,9 +28,12 @@ export function checkMethod(kind: ActionKind, method: string): void {
 
 /**
  * REST style: the method picks the action. On the collection (or association) itself:
- * GET list, POST create, DELETE destroy. On one item: GET get, PUT/PATCH update, DELETE destroy.
+ * GET list, POST create, DELETE destroy. On one item, or a to-one association: GET get,
+ * PUT/PATCH update, DELETE destroy.
  */
-export function restAction(method: string, hasKey: boolean): 'list' | 'create' | 'get' | 'update' | 'destroy' {
+export function restAction(method: string, hasKey: boolean, toOne = false): 'list' | 'create' | 'get' | 'update' | 'destroy' {
+  // A to-one association's own path names its one row: it maps like an item, and POST creates.
+  if (toOne && !hasKey && method !== 'POST') return restAction(method, true);
   if (!hasKey) {
     if (method === 'GET' || method === 'HEAD') return 'list';
     if (method === 'POST') return 'create';

@@ -88,8 +88,12 @@ export function bindReadShape(collection: Collection, fields: string[] = [], exc
     if (path.split('.').length > MAX_APPEND_DEPTH) throw new ApiError('APPENDS_UNKNOWN', `appends nest at most ${MAX_APPEND_DEPTH} levels`, { field: path });
     place(tree, path, 'appends');
   }
-  for (const path of fields) place(tree, path, 'fields');
-  for (const path of except) place(tree, path, 'except');
+  for (const [kind, paths] of [['fields', fields], ['except', except]] as const) {
+    for (const path of paths) {
+      if (path.split('.').length > MAX_APPEND_DEPTH + 1) throw new ApiError('APPENDS_UNKNOWN', `${kind} nests at most ${MAX_APPEND_DEPTH} associations`, { field: path });
+      place(tree, path, kind);
+    }
+  }
   return bindLevel(collection, tree, '');
 }
 

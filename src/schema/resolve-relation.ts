@@ -59,7 +59,7 @@ function sameReference(a: FieldDef, b: FieldDef): boolean {
  * An existing column may serve as the foreign key only if a relation made it for the same
  * reference (the two sides of posts.comments / comments.post share `comments.postId`).
  */
-function planForeignKey(plan: RelationPlan, owner: CollectionDef, wanted: FieldDef, where: string): void {
+function planForeignKey(plan: RelationPlan, owner: CollectionDef, wanted: FieldDef, where: string, onDeleteGiven: boolean): void {
   const existing = owner.fields.find((field) => field.name.toLowerCase() === wanted.name.toLowerCase());
   if (existing === undefined) {
     plan.addFields.push({ collection: owner.name, field: wanted });
@@ -68,6 +68,12 @@ function planForeignKey(plan: RelationPlan, owner: CollectionDef, wanted: FieldD
   if (!sameReference(existing, wanted)) {
     throw invalid(`${where}: ${owner.name}.${wanted.name} already exists and is not a foreign key to ${wanted.references!.collection}.${wanted.references!.key}; choose another foreignKey`, where);
   }
+  // A shared key column has one ON DELETE rule: the relation takes it, or names the same one.
+  const rule = existing.references!.onDelete;
+  if (onDeleteGiven && rule !== plan.relation.onDelete) {
+    throw invalid(`${where}: ${owner.name}.${wanted.name} is shared with another relation and deletes with ${rule}; onDelete must be ${rule} or left out`, where);
+  }
+  plan.relation.onDelete = rule;
 }
 
 function findDef(defs: readonly CollectionDef[], name: string): CollectionDef | undefined {
@@ -112,7 +118,7 @@ export function resolveRelation(input: Record<string, unknown>, source: Collecti
     const targetKey = keyField(target, optionalName(input, 'targetKey', name), name, 'targetKey');
     relation.foreignKey = optionalName(input, 'foreignKey', name) ?? `${name}Id`;
     relation.targetKey = targetKey.name;
-    planForeignKey(plan, source, foreignKeyField(relation.foreignKey, targetKey, target.name, onDelete), name);
+    planForeignKey(plan, source, foreignKeyField(relation.foreignKey, targetKey, target.name, onDelete), name, input.onDelete !== undefined);
     return plan;
   }
   const sourceKey = keyField(source, optionalName(input, 'sourceKey', name), name, 'sourceKey');
@@ -120,7 +126,7 @@ export function resolveRelation(input: Record<string, unknown>, source: Collecti
   if (type === 'hasOne' || type === 'hasMany') {
     if (input.targetKey !== undefined || input.through !== undefined || input.otherKey !== undefined) throw invalid(`${name}: ${type} takes foreignKey and sourceKey only`, name);
     relation.foreignKey = optionalName(input, 'foreignKey', name) ?? `${singular(source.name)}Id`;
-    planForeignKey(plan, target, foreignKeyField(relation.foreignKey, sourceKey, source.name, onDelete), name);
+    planForeignKey(plan, target, foreignKeyField(relation.foreignKey, sourceKey, source.name, onDelete), name, input.onDelete !== undefined);
     return plan;
   }
 
@@ -155,8 +161,8 @@ export function resolveRelation(input: Record<string, unknown>, source: Collecti
     };
   } else {
     if (through.name === source.name || through.name === target.name) throw invalid(`${name}: through must be a collection of its own`, name);
-    planForeignKey(plan, through, fk, name);
-    planForeignKey(plan, through, other, name);
+    planForeignKey(plan, through, fk, name, input.onDelete !== undefined);
+    planForeignKey(plan, through, other, name, input.onDelete !== undefined);
   }
   return plan;
 }

@@ -28,6 +28,7 @@ const CASES: ErrorCase[] = [
   { name: 'outside the prefix', method: 'GET', url: '/nothing', status: 404, code: 'ROUTE_NOT_FOUND' },
   { name: 'unknown collection', method: 'GET', url: '/api/nope:list', status: 404, code: 'COLLECTION_NOT_FOUND' },
   { name: 'unknown collection, REST', method: 'GET', url: '/api/nope/1', status: 404, code: 'COLLECTION_NOT_FOUND' },
+  { name: 'unknown collection before a REST method check', method: 'PUT', url: '/api/nope', body: {}, status: 404, code: 'COLLECTION_NOT_FOUND' },
   { name: 'unknown association', method: 'GET', url: '/api/posts/1/nope:list', status: 404, code: 'ASSOCIATION_NOT_FOUND' },
   { name: 'unknown action', method: 'GET', url: '/api/posts:frobnicate', status: 404, code: 'ACTION_NOT_FOUND' },
   { name: 'prototype name as action', method: 'GET', url: '/api/posts:constructor', status: 404, code: 'ACTION_NOT_FOUND' },

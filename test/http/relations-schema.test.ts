@@ -93,3 +93,48 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+for (const dialect of DIALECTS) {
+  describe(`relation edge cases on ${dialect}`, () => {
+    const ctx = useDialectApp(dialect);
+
+    it('answers 409 REFERENCE_VIOLATION when deleting a row a RESTRICT relation points at', async () => {
+      await ctx.api.collection({ name: 'customers', fields: [{ name: 'name', type: 'string' }] });
+      await ctx.api.collection({ name: 'invoices', fields: [{ name: 'customer', type: 'belongsTo', onDelete: 'RESTRICT' }] });
+      const customer = (await ctx.api.post('/api/customers:create', { name: 'c' })).body.data.id;
+      await ctx.api.post('/api/invoices:create', { customer });
+      const reply = await ctx.api.del(`/api/customers/${customer}`);
+      expect(reply.status, reply.text).toBe(409);
+      expect(reply.body.errors[0].code).toBe('REFERENCE_VIOLATION');
+      expect((await ctx.api.get(`/api/customers/${customer}`)).status).toBe(200);
+    });
+
+    it('gives a shared key column one ON DELETE rule', async () => {
+      await ctx.api.collection({ name: 'books', fields: [{ name: 'title', type: 'string' }] });
+      await ctx.api.collection({ name: 'chapters', fields: [{ name: 'title', type: 'string' }] });
+      await ctx.api.post('/api/collections/books/fields:create', { name: 'chapters', type: 'hasMany', onDelete: 'CASCADE' });
+      const clash = await ctx.api.post('/api/collections/chapters/fields:create', { name: 'book', type: 'belongsTo', onDelete: 'SET NULL' });
+      expect(clash.body.errors[0].code).toBe('SCHEMA_INVALID');
+      const adopted = await ctx.api.post('/api/collections/chapters/fields:create', { name: 'book', type: 'belongsTo' });
+      expect(adopted.body.data.onDelete).toBe('CASCADE');
+    });
+
+    it('maps REST methods on a to-one association path to get, update and destroy', async () => {
+      await ctx.api.collection({ name: 'writers', fields: [{ name: 'name', type: 'string' }] });
+      await ctx.api.collection({ name: 'essays', fields: [{ name: 'writer', type: 'belongsTo' }] });
+      const essay = (await ctx.api.post('/api/essays:create', { writer: { name: 'w' } })).body.data.id;
+      expect((await ctx.api.put(`/api/essays/${essay}/writer`, { name: 'renamed' })).body.data.name).toBe('renamed');
+      expect((await ctx.api.get(`/api/essays/${essay}/writer`)).body.data.name).toBe('renamed');
+      expect((await ctx.api.del(`/api/essays/${essay}/writer`)).body).toEqual({ data: 1 });
+      expect((await ctx.api.get(`/api/essays/${essay}/writer`)).body.errors[0].code).toBe('RECORD_NOT_FOUND');
+    });
+
+    it('limits association depth in fields as in appends', async () => {
+      await ctx.api.collection({ name: 'people', fields: [{ name: 'name', type: 'string' }] });
+      await ctx.api.post('/api/collections/people/fields:create', { name: 'manager', type: 'belongsTo', target: 'people' });
+      const deep = await ctx.api.get('/api/people:list?fields=manager.manager.manager.manager.manager.name');
+      expect(deep.body.errors[0].code).toBe('APPENDS_UNKNOWN');
+      expect((await ctx.api.get('/api/people:list?fields=manager.manager.name')).status).toBe(200);
+    });
+  });
+}
