@@ -7,6 +7,7 @@ import { resolveResource } from './actions/action-registry.js';
 import type { Config } from './config/config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { ApiError } from './errors/api-error.js';
+import { drainOnShutdown } from './http/drain-on-shutdown.js';
 import { toApiError } from './http/error-body.js';
 import { checkMethod, restAction } from './http/method-rules.js';
 import { parseResourcePath } from './http/resource-path.js';
@@ -45,6 +46,7 @@ export async function buildApp(config: Config): Promise<BuiltApp> {
       void (reply as FastifyReply).status(apiError.status).send({ errors: apiError.entries });
     },
   });
+  const connections = drainOnShutdown(app.server);
   const database = await openDatabase(config.database);
   const schema = new SchemaManager(database, app.log);
   try {
@@ -147,6 +149,7 @@ export async function buildApp(config: Config): Promise<BuiltApp> {
       if (closed) return;
       closed = true;
       closing = true;
+      connections.drain();
       schema.stopPolling();
       await app.close();
       await database.close();

@@ -4,8 +4,6 @@
  * start-up failures are rethrown with a short message rather than left to print a stack.
  */
 import { access, constants, readFile } from 'node:fs/promises';
-import type { Server, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import type { Config } from './config/config.js';
 import { loadConfig } from './config/load-config.js';
 
@@ -71,7 +69,6 @@ async function start(config: Config): Promise<void> {
     throw new Error(`cannot start: ${messageOf(error)}`);
   }
   const { app, close } = built;
-  const connections = drainOnShutdown(app.server);
   let address: string;
   try {
     address = await app.listen({ port: config.port, host: config.host });
@@ -89,7 +86,6 @@ async function start(config: Config): Promise<void> {
       process.exit(1);
     }
     shuttingDown = true;
-    connections.drain();
     app.log.info(`${signal} received, shutting down (up to ${config.shutdownTimeoutMs} ms)`);
     const timer = setTimeout(() => {
       app.log.error(`shutdown took longer than ${config.shutdownTimeoutMs} ms, exiting`);
@@ -109,42 +105,6 @@ async function start(config: Config): Promise<void> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
-}
-
-/**
- * Node's `server.close()` closes idle keep-alive connections once, when it is called; a
- * connection busy with a request at that moment stays open after its response (keep-alive),
- * so the server never finishes closing and a SIGTERM during a long streamed list ended in the
- * shutdown timeout (exit 1). While draining, every connection is closed as soon as its
- * response is complete, and responses that have not sent their headers yet say
- * `Connection: close`.
- */
-function drainOnShutdown(server: Server): { drain(): void } {
-  const inFlight = new Map<ServerResponse, Socket>();
-  let draining = false;
-  const endSoon = (socket: Socket): void => {
-    // After 'close' of the response its bytes are handed to the OS; end() sends FIN after them.
-    setImmediate(() => {
-      if (!socket.destroyed) socket.end();
-    });
-  };
-  server.on('request', (request, response: ServerResponse) => {
-    const socket = request.socket;
-    inFlight.set(response, socket);
-    if (draining && !response.headersSent) response.setHeader('connection', 'close');
-    response.once('close', () => {
-      inFlight.delete(response);
-      if (draining) endSoon(socket);
-    });
-  });
-  return {
-    drain: () => {
-      draining = true;
-      for (const response of inFlight.keys()) {
-        if (!response.headersSent) response.setHeader('connection', 'close');
-      }
-    },
-  };
 }
 
 function messageOf(error: unknown): string {

@@ -1,0 +1,182 @@
+// The baseline: the bench's scenarios served by a minimal Fastify server with hand-written,
+// prepared SQL on the tables Corral created. No schema, no filter language, no validation
+// beyond what the routes need: the practical upper bound for a Node service on that database.
+// Same URLs and response shapes as Corral, same SQLite pragmas, same PostgreSQL pool size.
+//
+// env: PORT, HOST, DATABASE_URL (sqlite:<file> | postgres://…), POOL_SIZE (PostgreSQL, default 10)
+import Fastify from 'fastify';
+// The very list Corral applies, so the two servers run SQLite the same way.
+import { SQLITE_PRAGMAS } from '../../dist/db/database.js';
+
+const url = process.env.DATABASE_URL ?? '';
+const poolSize = Number(process.env.POOL_SIZE ?? 10);
+
+/** Each store answers the same few questions with prepared statements. */
+async function openSqlite(file) {
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(file);
+  for (const pragma of SQLITE_PRAGMAS) db.pragma(pragma);
+  const columns = 'id, createdAt, updatedAt, title, body, views, status, authorId';
+  const statements = {
+    get: db.prepare(`select ${columns} from posts where id = ?`),
+    pageAsc: db.prepare(`select ${columns} from posts order by id asc limit ? offset ?`),
+    pageDesc: db.prepare(`select ${columns} from posts order by id desc limit ? offset ?`),
+    count: db.prepare('select count(*) as n from posts').pluck(),
+    filterPage: db.prepare(`select ${columns} from posts where views > ? and status = ? order by id asc limit ? offset ?`),
+    filterCount: db.prepare('select count(*) as n from posts where views > ? and status = ?').pluck(),
+    insert: db.prepare(
+      `insert into posts (createdAt, updatedAt, title, body, views, status, authorId) values (?, ?, ?, ?, ?, ?, ?) returning ${columns}`,
+    ),
+    update: db.prepare(`update posts set updatedAt = ?, title = ?, views = ? where id = ? returning ${columns}`),
+    comments: db.prepare('select id, createdAt, updatedAt, body, postId from comments where postId = ? order by id asc limit ? offset ?'),
+    commentCount: db.prepare('select count(*) as n from comments where postId = ?').pluck(),
+  };
+  return {
+    get: async (id) => statements.get.get(id),
+    page: async (desc, limit, offset) => (desc ? statements.pageDesc : statements.pageAsc).all(limit, offset),
+    count: async () => statements.count.get(),
+    filterPage: async (views, status, limit, offset) => statements.filterPage.all(views, status, limit, offset),
+    filterCount: async (views, status) => statements.filterCount.get(views, status),
+    insert: async (now, p) => statements.insert.get(now, now, p.title, p.body, p.views, p.status, p.authorId),
+    update: async (id, now, p) => statements.update.get(now, p.title, p.views, id),
+    comments: async (postId, limit, offset) => statements.comments.all(postId, limit, offset),
+    commentCount: async (postId) => statements.commentCount.get(postId),
+    close: async () => db.close(),
+  };
+}
+
+async function openPostgres(connectionString) {
+  const { default: pg } = await import('pg');
+  const pool = new pg.Pool({ connectionString, max: poolSize });
+  pool.on('error', () => undefined);
+  const columns = 'id, "createdAt", "updatedAt", title, body, views, status, "authorId"';
+  // Named queries are parsed and planned once per connection, then only bound and executed.
+  const q = async (name, text, values) => (await pool.query({ name, text, values })).rows;
+  return {
+    get: async (id) => (await q('get', `select ${columns} from posts where id = $1`, [id]))[0],
+    page: async (desc, limit, offset) =>
+      desc
+        ? q('pageDesc', `select ${columns} from posts order by id desc limit $1 offset $2`, [limit, offset])
+        : q('pageAsc', `select ${columns} from posts order by id asc limit $1 offset $2`, [limit, offset]),
+    count: async () => (await q('count', 'select count(*)::int as n from posts', []))[0].n,
+    filterPage: async (views, status, limit, offset) =>
+      q('filterPage', `select ${columns} from posts where views > $1 and status = $2 order by id asc limit $3 offset $4`, [views, status, limit, offset]),
+    filterCount: async (views, status) =>
+      (await q('filterCount', 'select count(*)::int as n from posts where views > $1 and status = $2', [views, status]))[0].n,
+    insert: async (now, p) =>
+      (
+        await q(
+          'insert',
+          `insert into posts ("createdAt", "updatedAt", title, body, views, status, "authorId") values ($1, $1, $2, $3, $4, $5, $6) returning ${columns}`,
+          [now, p.title, p.body, p.views, p.status, p.authorId],
+        )
+      )[0],
+    update: async (id, now, p) =>
+      (await q('update', `update posts set "updatedAt" = $1, title = $2, views = $3 where id = $4 returning ${columns}`, [now, p.title, p.views, id]))[0],
+    comments: async (postId, limit, offset) =>
+      q('comments', 'select id, "createdAt", "updatedAt", body, "postId" from comments where "postId" = $1 order by id asc limit $2 offset $3', [postId, limit, offset]),
+    commentCount: async (postId) => (await q('commentCount', 'select count(*)::int as n from comments where "postId" = $1', [postId]))[0].n,
+    close: () => pool.end(),
+  };
+}
+
+const store = url.startsWith('sqlite:')
+  ? await openSqlite(url.slice('sqlite:'.length))
+  : /^postgres(ql)?:/.test(url)
+    ? await openPostgres(url)
+    : (() => {
+        throw new Error(`baseline: unsupported DATABASE_URL ${url}`);
+      })();
+
+const app = Fastify({ logger: false });
+
+const notFound = (reply) => reply.code(404).send({ errors: [{ code: 'NOT_FOUND', message: 'not found' }] });
+const badRequest = (reply, message) => reply.code(400).send({ errors: [{ code: 'PARAM_INVALID', message }] });
+
+function paging(query) {
+  const page = query.page === undefined ? 1 : Number(query.page);
+  const pageSize = query.pageSize === undefined ? 20 : Number(query.pageSize);
+  if (!Number.isInteger(page) || page < 1 || !Number.isInteger(pageSize) || pageSize < 1 || pageSize > 1000) return undefined;
+  return { page, pageSize, offset: (page - 1) * pageSize };
+}
+
+/** The list envelope; like Corral, a page that is neither full nor empty already tells the count. */
+async function listReply(rows, { page, pageSize, offset }, count) {
+  const total = rows.length > 0 && rows.length < pageSize ? offset + rows.length : await count();
+  return { data: rows, meta: { count: total, page, pageSize, totalPage: Math.ceil(total / pageSize) } };
+}
+
+function postValues(body) {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  return {
+    title: body.title ?? null,
+    body: body.body ?? null,
+    views: body.views ?? null,
+    status: body.status ?? null,
+    authorId: body.authorId ?? null,
+  };
+}
+
+app.get('/readyz', async () => ({ data: { status: 'ok' } }));
+
+app.get('/api/posts::get/:id', async (request, reply) => {
+  const row = await store.get(Number(request.params.id));
+  return row === undefined ? notFound(reply) : { data: row };
+});
+
+app.get('/api/posts::list', async (request, reply) => {
+  const paged = paging(request.query);
+  if (paged === undefined) return badRequest(reply, 'bad page or pageSize');
+  const { filter, sort } = request.query;
+  if (filter !== undefined) {
+    // The one filter the bench sends: {"views":{"$gt":n},"status":s}. A hand-written route
+    // knows its query; it takes the two values, nothing more.
+    let parsed;
+    try {
+      parsed = JSON.parse(filter);
+    } catch {
+      return badRequest(reply, 'filter is not JSON');
+    }
+    const views = parsed?.views?.$gt;
+    const status = parsed?.status;
+    if (typeof views !== 'number' || typeof status !== 'string') return badRequest(reply, 'unsupported filter');
+    const rows = await store.filterPage(views, status, paged.pageSize, paged.offset);
+    return listReply(rows, paged, () => store.filterCount(views, status));
+  }
+  if (sort !== undefined && sort !== '-id' && sort !== 'id') return badRequest(reply, 'unsupported sort');
+  const rows = await store.page(sort === '-id', paged.pageSize, paged.offset);
+  return listReply(rows, paged, () => store.count());
+});
+
+app.post('/api/posts::create', async (request, reply) => {
+  const values = postValues(request.body);
+  if (values === undefined) return badRequest(reply, 'body must be an object');
+  const row = await store.insert(new Date().toISOString(), values);
+  return reply.code(201).send({ data: row });
+});
+
+app.post('/api/posts::update/:id', async (request, reply) => {
+  const values = postValues(request.body);
+  if (values === undefined) return badRequest(reply, 'body must be an object');
+  const row = await store.update(Number(request.params.id), new Date().toISOString(), values);
+  return row === undefined ? notFound(reply) : { data: row };
+});
+
+app.get('/api/posts/:id/comments::list', async (request, reply) => {
+  const paged = paging(request.query);
+  if (paged === undefined) return badRequest(reply, 'bad page or pageSize');
+  const postId = Number(request.params.id);
+  const rows = await store.comments(postId, paged.pageSize, paged.offset);
+  return listReply(rows, paged, () => store.commentCount(postId));
+});
+
+const shutdown = () => {
+  app.close().then(
+    () => store.close().then(() => process.exit(0)),
+    () => process.exit(1),
+  );
+};
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);
+
+await app.listen({ port: Number(process.env.PORT ?? 13100), host: process.env.HOST ?? '127.0.0.1' });

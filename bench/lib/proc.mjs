@@ -1,0 +1,171 @@
+// Child processes of the bench: spawn a server, wait for it to answer, sample its RSS, stop it.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+
+const children = new Set();
+
+/** Kills every server the bench started (by pid) when the bench exits, however it exits. */
+export function killAllChildren() {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+  children.clear();
+}
+process.on('exit', killAllChildren);
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts `node [nodeArgs] script args` with env; any exit before `stop()` is an error that
+ * fails the run (reported through `exited`). stdout/stderr are kept for the error message.
+ */
+export function startProcess({ name, nodeArgs = [], script, args = [], env, cwd }) {
+  const startedAt = performance.now();
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let output = '';
+  const keep = (chunk) => {
+    output = (output + chunk.toString()).slice(-8000);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  let stopping = false;
+  const exited = new Promise((resolve) => {
+    child.on('exit', (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal });
+    });
+  });
+  const handle = {
+    name,
+    pid: child.pid,
+    startedAt,
+    output: () => output,
+    /** Rejects if the process ends while it should be serving. */
+    unexpectedExit: exited.then(({ code, signal }) => {
+      if (!stopping) throw new Error(`${name} exited unexpectedly (code ${code}, signal ${signal})\n${output}`);
+      return new Promise(() => undefined);
+    }),
+    async stop(timeoutMs = 15000) {
+      stopping = true;
+      if (child.exitCode !== null || child.signalCode !== null) return exited;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      const result = await exited;
+      clearTimeout(timer);
+      return result;
+    },
+  };
+  handle.unexpectedExit.catch(() => undefined);
+  return handle;
+}
+
+/** One HTTP request; resolves `{ status, body }` (body parsed as JSON when possible). */
+export function request(baseUrl, method, path, body) {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request(
+      new URL(path, baseUrl),
+      {
+        method,
+        agent: false,
+        headers: payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (chunk) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          let parsed = text;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            // not JSON: keep the text for the error message
+          }
+          resolve({ status: res.statusCode, body: parsed, text });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    if (payload !== undefined) req.write(payload);
+    req.end();
+  });
+}
+
+/** Like `request`, but any non-2xx answer throws with the body in the message. */
+export async function requestOk(baseUrl, method, path, body) {
+  const reply = await request(baseUrl, method, path, body);
+  if (reply.status < 200 || reply.status >= 300) {
+    throw new Error(`${method} ${path} answered ${reply.status}: ${reply.text.slice(0, 500)}`);
+  }
+  return reply;
+}
+
+/**
+ * Polls `path` until it answers 2xx; returns the milliseconds since the process was spawned.
+ * Connection refusals are retried every `intervalMs`; the process dying fails at once.
+ */
+export async function waitForAnswer(handle, baseUrl, path, { timeoutMs = 20000, intervalMs = 2 } = {}) {
+  const deadline = performance.now() + timeoutMs;
+  let lastError;
+  const poll = async () => {
+    while (performance.now() < deadline) {
+      try {
+        const reply = await request(baseUrl, 'GET', path);
+        if (reply.status >= 200 && reply.status < 300) return performance.now() - handle.startedAt;
+        lastError = new Error(`GET ${path} answered ${reply.status}: ${reply.text.slice(0, 300)}`);
+      } catch (error) {
+        lastError = error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    }
+    throw new Error(`${handle.name} did not answer GET ${path} within ${timeoutMs} ms: ${lastError?.message}\n${handle.output()}`);
+  };
+  return Promise.race([poll(), handle.unexpectedExit]);
+}
+
+/** Resident set size of a process in bytes (Linux /proc), or null elsewhere. */
+export function rssOf(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+    return match ? Number(match[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Samples the RSS of `pid` every `everyMs` until `stop()`, which returns the peak in bytes. */
+export function sampleRss(pid, everyMs = 100) {
+  let peak = rssOf(pid);
+  const timer = setInterval(() => {
+    const rss = rssOf(pid);
+    if (rss !== null && (peak === null || rss > peak)) peak = rss;
+  }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      const rss = rssOf(pid);
+      if (rss !== null && (peak === null || rss > peak)) peak = rss;
+      return peak;
+    },
+  };
+}

@@ -1,0 +1,209 @@
+/**
+ * Runs Corral as a real child process (`node bin/corral.js start`) for process-level tests.
+ * The tests rely on `dist/` being built (`npm test` builds first).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../bin/corral.js', import.meta.url));
+
+/** Fails early with a clear message when `npm run build` has not run. */
+export function requireBuild(): void {
+  if (!existsSync(new URL('../../dist/main.js', import.meta.url))) {
+    throw new Error('dist/main.js is missing: run `npm run build` before the process tests');
+  }
+}
+
+/** A port that was free a moment ago: listen on 0, read the port, close. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => (port > 0 ? resolve(port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface CorralProcess {
+  readonly child: ChildProcess;
+  readonly port: number;
+  /** `http://127.0.0.1:<port>` */
+  readonly baseUrl: string;
+  /** Everything written so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves when the process has exited (with its code or signal). */
+  readonly exited: Promise<Exit>;
+  /** Whether the process has exited. */
+  hasExited(): boolean;
+  /** fetch relative to the base URL; a JSON body is serialised with the right content type. */
+  request(method: string, path: string, body?: unknown): Promise<{ status: number; body: any; text: string }>;
+  /** Sends SIGTERM and awaits the exit (SIGKILL after `timeoutMs`). */
+  stop(timeoutMs?: number): Promise<Exit>;
+  /** SIGKILL, no waiting for grace. */
+  kill(): Promise<Exit>;
+}
+
+export interface SpawnOptions {
+  /** Environment added to a clean base (PATH, HOME, and the chosen port). */
+  env?: Record<string, string>;
+  args?: string[];
+  port?: number;
+}
+
+/** Every child spawned through this module; `killAll` ends those still running. */
+const running = new Set<CorralProcess>();
+
+/** Spawns `node bin/corral.js <args>` without waiting for anything. */
+export async function spawnCorral(options: SpawnOptions = {}): Promise<CorralProcess> {
+  requireBuild();
+  const port = options.port ?? (await freePort());
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    ...options.env,
+  };
+  const child = spawn(process.execPath, [BIN, ...(options.args ?? ['start'])], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  let done = false;
+  const exited = new Promise<Exit>((resolve) => {
+    child.on('error', () => {
+      done = true;
+      resolve({ code: null, signal: null });
+    });
+    // 'close' waits for stdio to end, so stdout()/stderr() are complete afterwards.
+    child.on('close', (code, signal) => {
+      done = true;
+      resolve({ code, signal });
+    });
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const proc: CorralProcess = {
+    child,
+    port,
+    baseUrl,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    hasExited: () => done,
+    request: async (method, path, body) => {
+      let response: Response;
+      let text: string;
+      try {
+        response = await fetch(`${baseUrl}${path}`, {
+          method,
+          ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+        });
+        text = await response.text();
+      } catch (error) {
+        // Say whether the server died, and what it printed, instead of a bare "fetch failed".
+        await sleep(100);
+        const cause = (error as { cause?: { message?: string } }).cause?.message ?? '';
+        const state = done ? `the process has exited (${JSON.stringify(await exited)})` : 'the process is still running';
+        throw new Error(`${method} ${path} failed: ${(error as Error).message} ${cause}; ${state}; stderr:\n${err.slice(-2000)}`, { cause: error });
+      }
+      let parsed: unknown;
+      try {
+        parsed = text === '' ? undefined : JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      return { status: response.status, body: parsed, text };
+    },
+    stop: async (timeoutMs = 15_000) => {
+      if (!done) child.kill('SIGTERM');
+      const timer = setTimeout(() => {
+        if (!done) child.kill('SIGKILL');
+      }, timeoutMs);
+      try {
+        return await exited;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    kill: async () => {
+      if (!done) child.kill('SIGKILL');
+      return exited;
+    },
+  };
+  running.add(proc);
+  void exited.then(() => running.delete(proc));
+  return proc;
+}
+
+/**
+ * Spawns Corral and waits until `GET /healthz` answers 200 (polled, bounded by `timeoutMs`).
+ * If the process exits or the time runs out first, it is killed and the error carries its stderr.
+ */
+export async function startCorral(options: SpawnOptions & { timeoutMs?: number } = {}): Promise<CorralProcess> {
+  const proc = await spawnCorral(options);
+  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+  for (;;) {
+    if (proc.hasExited()) {
+      const exit = await proc.exited;
+      throw new Error(`corral exited (code ${exit.code}, signal ${exit.signal}) before it was healthy:\n${proc.stderr()}${proc.stdout()}`);
+    }
+    try {
+      const response = await fetch(`${proc.baseUrl}/healthz`, { signal: AbortSignal.timeout(1000) });
+      await response.arrayBuffer();
+      if (response.status === 200) return proc;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await proc.kill();
+      throw new Error(`corral was not healthy within ${options.timeoutMs ?? 10_000} ms:\n${proc.stderr()}${proc.stdout()}`);
+    }
+    await sleep(50);
+  }
+}
+
+/** Kills (SIGKILL) every child still running; for afterEach/afterAll, so failures leave nothing behind. */
+export async function killAll(): Promise<void> {
+  await Promise.all([...running].map((proc) => proc.kill()));
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Polls `probe` every `intervalMs` until it returns true or `timeoutMs` passes; resolves with
+ * the elapsed milliseconds, or throws with `what` on timeout.
+ */
+export async function waitFor(probe: () => Promise<boolean>, what: string, timeoutMs: number, intervalMs = 50): Promise<number> {
+  const start = performance.now();
+  for (;;) {
+    if (await probe()) return performance.now() - start;
+    const elapsed = performance.now() - start;
+    if (elapsed > timeoutMs) throw new Error(`${what}: not seen within ${timeoutMs} ms`);
+    await sleep(intervalMs);
+  }
+}
+
+/** Non-empty lines of a text. */
+export function lines(text: string): string[] {
+  return text.split('\n').filter((line) => line.trim() !== '');
+}
