@@ -53,26 +53,43 @@ export async function listAction(ctx: ActionContext, collection: Collection, sco
   return json({ data, meta: { count, page, pageSize, totalPage: Math.ceil(count / pageSize) } });
 }
 
-/** `{"data":[…]}` written batch by batch from a database cursor: memory stays flat whatever the size. */
+/**
+ * `{"data":[…]}` written batch by batch: memory stays flat whatever the size. PostgreSQL and
+ * MySQL read through a cursor on one pooled connection. SQLite has one connection, which a
+ * cursor would hold for the whole response (blocking every other request behind a slow
+ * client), and appends need that connection between batches: there, and whenever appends are
+ * embedded, the rows are read a page at a time instead.
+ */
 function streamItems(ctx: ActionContext, plan: ReadPlan, shape: ReadShape): Readable {
   const { db, dialect } = ctx.database;
+  async function* batches(): AsyncGenerator<Row[]> {
+    if (dialect === 'sqlite' || shape.appends.length > 0) {
+      for (let offset = 0; ; offset += STREAM_CHUNK_ROWS) {
+        const rows = await selectRows(db, dialect, { ...plan, limit: STREAM_CHUNK_ROWS, offset });
+        if (rows.length > 0) yield rows;
+        if (rows.length < STREAM_CHUNK_ROWS) return;
+      }
+    }
+    let batch: Row[] = [];
+    for await (const row of selectQuery(db, dialect, plan).stream(STREAM_CHUNK_ROWS)) {
+      batch.push(row as Row);
+      if (batch.length >= STREAM_CHUNK_ROWS) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield batch;
+  }
   async function* chunks(): AsyncGenerator<string> {
     yield '{"data":[';
     let first = true;
-    let batch: Row[] = [];
-    const flush = async function* (): AsyncGenerator<string> {
-      for (const item of await toItems(db, dialect, plan.collection, shape, batch)) {
+    for await (const rows of batches()) {
+      for (const item of await toItems(db, dialect, plan.collection, shape, rows)) {
         const text = JSON.stringify(item);
         yield first ? text : `,${text}`;
         first = false;
       }
-      batch = [];
-    };
-    for await (const row of selectQuery(db, dialect, plan).stream(STREAM_CHUNK_ROWS)) {
-      batch.push(row as Row);
-      if (batch.length >= STREAM_CHUNK_ROWS) yield* flush();
     }
-    if (batch.length > 0) yield* flush();
     yield ']}';
   }
   return Readable.from(chunks(), { objectMode: false });

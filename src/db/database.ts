@@ -1,6 +1,7 @@
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Dialect as KyselyDialect } from 'kysely';
 import type { DatabaseConfig } from '../config/config.js';
 import type { Dialect } from '../schema/types.js';
+import { STATEMENT_NAME } from './statement-name.js';
 
 /**
  * Tables are defined at run time, so the query builder is typed loosely here and only here:
@@ -34,6 +35,9 @@ export const SQLITE_PRAGMAS = [
   'cache_size = -16000',
   'temp_store = MEMORY',
 ] as const;
+
+/** Prepared SQLite statements kept by SQL text (the oldest goes first). */
+export const SQLITE_STATEMENT_CACHE = 1000;
 
 export async function openDatabase(config: DatabaseConfig): Promise<Database> {
   const { dialect, kyselyDialect, mysqlCollation } = await makeDialect(config);
@@ -69,7 +73,21 @@ async function makeDialect(config: DatabaseConfig): Promise<{ dialect: Dialect; 
       for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
       // Integers come back as bigint so 64-bit values are exact; field types decode them.
       database.defaultSafeIntegers(true);
-      return { dialect: 'sqlite', kyselyDialect: new SqliteDialect({ database }) };
+      // Kysely prepares every query anew; keep prepared statements by SQL text instead.
+      const statements = new Map<string, ReturnType<typeof database.prepare>>();
+      const cached = {
+        close: () => database.close(),
+        prepare: (text: string) => {
+          let statement = statements.get(text);
+          if (statement === undefined) {
+            statement = database.prepare(text);
+            if (statements.size >= SQLITE_STATEMENT_CACHE) statements.delete(statements.keys().next().value!);
+            statements.set(text, statement);
+          }
+          return statement;
+        },
+      };
+      return { dialect: 'sqlite', kyselyDialect: new SqliteDialect({ database: cached }) };
     }
     case 'postgres': {
       const { default: pg } = await import('pg');
@@ -86,6 +104,16 @@ async function makeDialect(config: DatabaseConfig): Promise<{ dialect: Dialect; 
       });
       // An idle client losing its connection must not crash the process.
       pool.on('error', () => undefined);
+      // Cached query shapes carry a name (see sql/query-cache.ts): send them as named
+      // statements, so each connection parses and plans a shape once.
+      pool.on('connect', (client) => {
+        const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+        (client as { query: unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {
+          const name = typeof text === 'string' ? STATEMENT_NAME.exec(text)?.[1] : undefined;
+          if (name === undefined) return query(text, values, callback);
+          return query({ name, text, values }, callback);
+        };
+      });
       return { dialect: 'postgres', kyselyDialect: new PostgresDialect({ pool, cursor: Cursor }) };
     }
     case 'mysql': {

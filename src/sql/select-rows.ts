@@ -5,7 +5,9 @@ import type { FilterNode } from '../plan/filter-node.js';
 import type { ReadPlan } from '../plan/read-plan.js';
 import type { Collection, Row } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
+import { filterShape } from './filter-shape.js';
 import { filterToSql } from './filter-sql.js';
+import { runShape } from './query-cache.js';
 
 export type Executor = Kysely<DynamicDb> | Transaction<DynamicDb>;
 
@@ -53,15 +55,31 @@ export function selectQuery(db: Executor, dialect: Dialect, plan: ReadPlan) {
   return query;
 }
 
+/** The shape of a read plan and its parameters in binding order (where, limit, offset). */
+function planShape(plan: ReadPlan, dialect: Dialect): { shape: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const where = filterShape(plan.where, dialect, params);
+  const order = plan.order.map((term) => `${(term.path ?? []).map((r) => `${r.name}.`).join('')}${term.field.name}${term.desc ? '-' : '+'}`).join(',');
+  const hasOffset = plan.offset !== undefined && plan.offset > 0;
+  if (plan.limit !== undefined) params.push(plan.limit);
+  if (hasOffset) params.push(plan.offset);
+  const select = plan.select.map((field) => field.name).join(',');
+  return { shape: `s|${select}|${where}|${order}|${plan.limit !== undefined}|${hasOffset}`, params };
+}
+
 export async function selectRows(db: Executor, dialect: Dialect, plan: ReadPlan): Promise<Row[]> {
-  return (await selectQuery(db, dialect, plan).execute()) as Row[];
+  const { shape, params } = planShape(plan, dialect);
+  return runShape<Row>(db, plan.collection, shape, params, () => selectQuery(db, dialect, plan));
 }
 
 export async function countRows(db: Executor, dialect: Dialect, collection: Collection, where: FilterNode): Promise<number> {
-  const row = await db
-    .selectFrom(collection.name)
-    .select(sql<unknown>`count(*)`.as('count'))
-    .where((eb) => filterToSql(where, eb, dialect, collection.name))
-    .executeTakeFirst();
+  const params: unknown[] = [];
+  const shape = `c|${filterShape(where, dialect, params)}`;
+  const [row] = await runShape<{ count: unknown }>(db, collection, shape, params, () =>
+    db
+      .selectFrom(collection.name)
+      .select(sql<unknown>`count(*)`.as('count'))
+      .where((eb) => filterToSql(where, eb, dialect, collection.name)),
+  );
   return Number(row?.count ?? 0);
 }

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bindFilter } from '../../src/plan/bind-filter.js';
+import { shapeStats } from '../../src/sql/query-cache.js';
 import { evaluateFilter } from '../../src/plan/evaluate-filter.js';
 import type { Collection, Item } from '../../src/schema/collection.js';
 import { DIALECTS } from '../support/test-database.js';
@@ -208,6 +209,14 @@ for (const dialect of DIALECTS) {
         const count = await api.get(`/api/things:count?filter=${encode(filter)}`);
         expect(count.body.data, `seed ${SEED} count filter #${index}: ${JSON.stringify(filter)}`).toBe(expected(filter).length);
       }
+    });
+
+    it('caches every query shape the random filters produced, refusing none', async () => {
+      // Each shape's parameters are checked against Kysely's on first compile; a refusal would
+      // mean the plan and the SQL disagree on parameter order.
+      const stats = shapeStats(collection);
+      expect(stats.refused).toBe(0);
+      expect(stats.cached).toBeGreaterThan(20);
     });
 
     /** [qs nested form, the same filter in JSON]; values in the qs form arrive as strings. */

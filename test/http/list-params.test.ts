@@ -83,3 +83,23 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+for (const dialect of DIALECTS) {
+  describe(`streaming past one batch on ${dialect}`, () => {
+    const ctx = useDialectApp(dialect);
+
+    it('streams 1200 rows with appends, batch by batch', async () => {
+      await ctx.api.collection({ name: 'nodes', fields: [{ name: 'n', type: 'integer' }] });
+      await ctx.api.post('/api/collections/nodes/fields:create', { name: 'parent', type: 'belongsTo', target: 'nodes' });
+      for (let start = 0; start < 1200; start += 600) {
+        const rows = Array.from({ length: 600 }, (_, i) => ({ n: start + i, parentId: start + i > 0 ? 1 : null }));
+        expect((await ctx.api.post('/api/nodes:create', rows)).status).toBe(201);
+      }
+      const reply = await ctx.api.get('/api/nodes:list?paginate=false&fields=n,parent.n');
+      expect(reply.status).toBe(200);
+      expect(reply.body.data).toHaveLength(1200);
+      expect(reply.body.data[1199]).toEqual({ n: 1199, parent: { n: 0 } });
+      expect(reply.body.data[0]).toEqual({ n: 0, parent: null });
+    });
+  });
+}
