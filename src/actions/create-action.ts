@@ -52,10 +52,17 @@ export async function createAction(ctx: ActionContext, collection: Collection): 
   const shape = bindReadShape(collection, undefined, undefined, params.appends);
   const { bulk, items } = await bindCreateItems(collection, ctx.request.body, now, writeFilter(params));
   const options = nestedOptions(params, now);
-  const rows = await writeTransaction(ctx, collection, async (trx) => {
-    const created: Row[] = [];
-    for (const item of items) created.push(await writeNew(trx, ctx, collection, item, options));
-    return created;
-  });
+  // One flat row is one INSERT … RETURNING: atomic without a transaction (MySQL reads it back, so it keeps one).
+  const single = items.length === 1 && items[0]!.associations.size === 0 && items[0]!.sortFields.length === 0 && ctx.database.dialect !== 'mysql';
+  const rows = await writeTransaction(
+    ctx,
+    collection,
+    async (trx) => {
+      const created: Row[] = [];
+      for (const item of items) created.push(await writeNew(trx, ctx, collection, item, options));
+      return created;
+    },
+    single,
+  );
   return createdResult(ctx, collection, shape, rows, bulk);
 }

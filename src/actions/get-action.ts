@@ -14,7 +14,8 @@ export async function getAction(ctx: ActionContext, collection: Collection, scop
   if (target.keys !== undefined && target.keys.length !== 1) throw new ApiError('KEY_INVALID', 'get takes exactly one key');
   requireTarget(target);
   const shape = bindReadShape(collection, params.fields, params.except, params.appends);
-  const order = bindSort(collection, params.sort);
+  // One key names at most one row: no order to compute.
+  const order = target.keys !== undefined ? [] : bindSort(collection, params.sort);
   const { db, dialect } = ctx.database;
   const rows = await selectRows(db, dialect, { collection, where: target.where, select: selectedFields(shape), order, limit: 1 });
   if (rows.length === 0) throw new ApiError('RECORD_NOT_FOUND', `no ${collection.name} record matches`);

@@ -3,7 +3,7 @@ import { keyFilter } from '../plan/bind-keys.js';
 import { bindReadShape } from '../plan/bind-read-shape.js';
 import { bindWriteValues, toDbRow } from '../plan/bind-write-values.js';
 import { TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
-import type { Collection } from '../schema/collection.js';
+import type { Collection, Row } from '../schema/collection.js';
 import { filterToSql } from '../sql/filter-sql.js';
 import { selectRows } from '../sql/select-rows.js';
 import { json, type ActionContext, type ActionResult } from './action-context.js';
@@ -30,6 +30,24 @@ export async function updateAction(ctx: ActionContext, collection: Collection, s
   const { dialect } = ctx.database;
   const key = collection.key;
   const order = [{ field: key, desc: false }];
+  if (target.single && target.keys !== undefined && scope === TRUE_NODE && bound.associations.size === 0 && bound.values.size > 0 && dialect !== 'mysql') {
+    // One key, flat values: a single UPDATE … RETURNING, atomic by itself.
+    const rows = await writeTransaction(
+      ctx,
+      collection,
+      (db) =>
+        db
+          .updateTable(collection.name)
+          .set(toDbRow(collection, bound.values, dialect))
+          .where((eb) => filterToSql(target.where, eb, dialect, collection.name))
+          .returning(collection.visible.map((field) => field.name))
+          .execute() as Promise<Row[]>,
+      true,
+    );
+    if (rows[0] === undefined) throw new ApiError('RECORD_NOT_FOUND', `no ${collection.name} record matches`);
+    const [item] = await toItems(ctx.database.db, dialect, collection, shape, rows);
+    return json({ data: item });
+  }
   const rows = await writeTransaction(ctx, collection, async (trx) => {
     const matched = await selectRows(trx, dialect, { collection, where: target.where, select: [key], order });
     if (matched.length === 0) return [];

@@ -18,9 +18,12 @@ export async function writeTransaction<T>(
   ctx: ActionContext,
   collection: Collection,
   work: (trx: Transaction<DynamicDb>) => Promise<T>,
+  /** The work is one statement, atomic by itself: skip BEGIN/COMMIT (two round trips). */
+  singleStatement = false,
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
+      if (singleStatement) return await work(ctx.database.db as unknown as Transaction<DynamicDb>);
       return await ctx.database.db.transaction().execute(work);
     } catch (error) {
       if (!(error instanceof ApiError) && classifyDriverError(error, ctx.database.dialect).kind === 'conflict') {

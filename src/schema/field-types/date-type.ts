@@ -35,6 +35,8 @@ export function parseInstant(value: unknown): Date | undefined {
 /** MySQL DATETIME(3) text in UTC: 'YYYY-MM-DD HH:MM:SS.mmm'. */
 export const toMysqlDateTime = (date: Date): string => date.toISOString().slice(0, 23).replace('T', ' ');
 
+const CANONICAL_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 export const dateType: FieldType = {
   name: 'date',
   columnType: (_def, dialect) =>
@@ -48,6 +50,8 @@ export const dateType: FieldType = {
   toDb: (value, dialect) => (dialect === 'mysql' ? toMysqlDateTime(value as Date) : (value as Date).toISOString()),
   fromDb: (raw, dialect) => {
     if (raw instanceof Date) return raw.toISOString();
+    // SQLite holds the text Corral wrote, already in the wire form.
+    if (typeof raw === 'string' && CANONICAL_INSTANT.test(raw)) return raw;
     const text = String(raw);
     return new Date(dialect === 'mysql' ? `${text.replace(' ', 'T')}Z` : text).toISOString();
   },
