@@ -107,6 +107,10 @@ async function makeDialect(config: DatabaseConfig): Promise<{ dialect: Dialect; 
       // Cached query shapes carry a name (see sql/query-cache.ts): send them as named
       // statements, so each connection parses and plans a shape once.
       pool.on('connect', (client) => {
+        // Keep the parse-once saving but plan each run with its real values: a generic plan
+        // for `fk = $1 … order by id limit $2` may walk the primary key and filter (measured
+        // 10x slower on the bench's association list).
+        void client.query('set plan_cache_mode = force_custom_plan').catch(() => undefined);
         const query = client.query.bind(client) as (...args: unknown[]) => unknown;
         (client as { query: unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {
           const name = typeof text === 'string' ? STATEMENT_NAME.exec(text)?.[1] : undefined;
