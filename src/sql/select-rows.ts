@@ -50,7 +50,8 @@ export function selectQuery(db: Executor, dialect: Dialect, plan: ReadPlan) {
     .select(plan.select.map((field) => field.name))
     .where((eb) => filterToSql(plan.where, eb, dialect, plan.collection.name));
   for (const term of orderTerms(plan.order, dialect, plan.collection.name)) query = query.orderBy(term);
-  if (plan.limit !== undefined) query = query.limit(plan.limit);
+  // A literal LIMIT (a validated integer): SQLite runs `limit ?` about 3x slower on a key lookup.
+  if (plan.limit !== undefined) query = query.limit(sql.lit(plan.limit));
   if (plan.offset !== undefined && plan.offset > 0) query = query.offset(plan.offset);
   return query;
 }
@@ -61,10 +62,9 @@ function planShape(plan: ReadPlan, dialect: Dialect): { shape: string; params: u
   const where = filterShape(plan.where, dialect, params);
   const order = plan.order.map((term) => `${(term.path ?? []).map((r) => `${r.name}.`).join('')}${term.field.name}${term.desc ? '-' : '+'}`).join(',');
   const hasOffset = plan.offset !== undefined && plan.offset > 0;
-  if (plan.limit !== undefined) params.push(plan.limit);
   if (hasOffset) params.push(plan.offset);
   const select = plan.select.map((field) => field.name).join(',');
-  return { shape: `s|${select}|${where}|${order}|${plan.limit !== undefined}|${hasOffset}`, params };
+  return { shape: `s|${select}|${where}|${order}|${plan.limit ?? ''}|${hasOffset}`, params };
 }
 
 export async function selectRows(db: Executor, dialect: Dialect, plan: ReadPlan): Promise<Row[]> {
