@@ -1,6 +1,7 @@
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Dialect as KyselyDialect } from 'kysely';
 import type { DatabaseConfig } from '../config/config.js';
 import type { Dialect } from '../schema/types.js';
+import { registerDirectReader, type DirectReader } from './direct-reader.js';
 import { STATEMENT_NAME } from './statement-name.js';
 
 /**
@@ -40,7 +41,7 @@ export const SQLITE_PRAGMAS = [
 export const SQLITE_STATEMENT_CACHE = 1000;
 
 export async function openDatabase(config: DatabaseConfig): Promise<Database> {
-  const { dialect, kyselyDialect, mysqlCollation } = await makeDialect(config);
+  const { dialect, kyselyDialect, mysqlCollation, direct } = await makeDialect(config);
   let statements = 0;
   const db = new Kysely<DynamicDb>({
     dialect: kyselyDialect,
@@ -48,6 +49,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
       if (event.level === 'query' || event.level === 'error') statements++;
     },
   });
+  if (direct !== undefined) registerDirectReader(db, direct);
   return {
     db,
     dialect,
@@ -60,7 +62,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
   };
 }
 
-async function makeDialect(config: DatabaseConfig): Promise<{ dialect: Dialect; kyselyDialect: KyselyDialect; mysqlCollation?: string }> {
+async function makeDialect(config: DatabaseConfig): Promise<{ dialect: Dialect; kyselyDialect: KyselyDialect; mysqlCollation?: string; direct?: DirectReader }> {
   switch (config.dialect) {
     case 'sqlite': {
       const { default: SqliteDatabase } = await import('better-sqlite3');
@@ -87,7 +89,14 @@ async function makeDialect(config: DatabaseConfig): Promise<{ dialect: Dialect; 
           return statement;
         },
       };
-      return { dialect: 'sqlite', kyselyDialect: new SqliteDialect({ database: cached }) };
+      // A synchronous read cannot interleave with anything, so with no transaction open it
+      // may run at once instead of queueing behind the driver's connection lock.
+      const direct: DirectReader = (text, params) => {
+        if (database.inTransaction) return undefined;
+        const statement = cached.prepare(text) as unknown as { all(...values: unknown[]): Record<string, unknown>[] };
+        return statement.all(...params);
+      };
+      return { dialect: 'sqlite', kyselyDialect: new SqliteDialect({ database: cached }), direct };
     }
     case 'postgres': {
       const { default: pg } = await import('pg');

@@ -1,4 +1,5 @@
 import { CompiledQuery, type Compilable } from 'kysely';
+import { directReaderOf } from '../db/direct-reader.js';
 import { statementPrefix } from '../db/statement-name.js';
 import type { Executor } from './select-rows.js';
 
@@ -26,7 +27,11 @@ export async function runShape<R>(db: Executor, owner: object, shape: string, pa
     shapesByOwner.set(owner, shapes);
   }
   const entry = shapes.get(shape);
-  if (entry) return (await db.executeQuery<R>(CompiledQuery.raw(entry.sql, [...params]))).rows;
+  if (entry) {
+    const rows = directReaderOf(db)?.(entry.sql, params);
+    if (rows !== undefined) return rows as R[];
+    return (await db.executeQuery<R>(CompiledQuery.raw(entry.sql, [...params]))).rows;
+  }
   const compiled = build().compile();
   if (entry === undefined && shapes.size < MAX_SHAPES_PER_COLLECTION) {
     const same = compiled.parameters.length === params.length && compiled.parameters.every((value, i) => Object.is(value, params[i]));

@@ -1,0 +1,17 @@
+/**
+ * SQLite only: runs a read statement synchronously on the connection, skipping the driver's
+ * async queue, when that is safe. Returns undefined when it is not (a transaction is open on
+ * the connection: a read now would see its uncommitted rows), and the caller goes the usual way.
+ */
+export type DirectReader = (sql: string, params: readonly unknown[]) => Record<string, unknown>[] | undefined;
+
+const readers = new WeakMap<object, DirectReader>();
+
+/** Registered by openDatabase for the root query builder (never for a transaction). */
+export function registerDirectReader(db: object, reader: DirectReader): void {
+  readers.set(db, reader);
+}
+
+export function directReaderOf(db: object): DirectReader | undefined {
+  return readers.get(db);
+}
