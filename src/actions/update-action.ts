@@ -4,7 +4,9 @@ import { bindReadShape } from '../plan/bind-read-shape.js';
 import { bindWriteValues, toDbRow } from '../plan/bind-write-values.js';
 import { TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
 import type { Collection, Row } from '../schema/collection.js';
+import { filterShape } from '../sql/filter-shape.js';
 import { filterToSql } from '../sql/filter-sql.js';
+import { runShape } from '../sql/query-cache.js';
 import { selectRows } from '../sql/select-rows.js';
 import { json, type ActionContext, type ActionResult } from './action-context.js';
 import { canonical } from './association-scope.js';
@@ -32,16 +34,21 @@ export async function updateAction(ctx: ActionContext, collection: Collection, s
   const order = [{ field: key, desc: false }];
   if (target.single && target.keys !== undefined && scope === TRUE_NODE && bound.associations.size === 0 && bound.values.size > 0 && dialect !== 'mysql') {
     // One key, flat values: a single UPDATE … RETURNING, atomic by itself.
+    const set = toDbRow(collection, bound.values, dialect);
+    const names = Object.keys(set);
+    const params: unknown[] = names.map((name) => set[name]);
+    const statement = `u|${names.join(',')}|${filterShape(target.where, dialect, params)}`;
     const rows = await writeTransaction(
       ctx,
       collection,
       (db) =>
-        db
-          .updateTable(collection.name)
-          .set(toDbRow(collection, bound.values, dialect))
-          .where((eb) => filterToSql(target.where, eb, dialect, collection.name))
-          .returning(collection.visible.map((field) => field.name))
-          .execute() as Promise<Row[]>,
+        runShape<Row>(db, collection, statement, params, () =>
+          db
+            .updateTable(collection.name)
+            .set(set)
+            .where((eb) => filterToSql(target.where, eb, dialect, collection.name))
+            .returning(collection.visible.map((field) => field.name)),
+        ),
       true,
     );
     if (rows[0] === undefined) throw new ApiError('RECORD_NOT_FOUND', `no ${collection.name} record matches`);

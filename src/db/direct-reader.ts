@@ -1,7 +1,8 @@
 /**
- * SQLite only: runs a read statement synchronously on the connection, skipping the driver's
- * async queue, when that is safe. Returns undefined when it is not (a transaction is open on
- * the connection: a read now would see its uncommitted rows), and the caller goes the usual way.
+ * SQLite only: runs one statement synchronously on the connection, skipping the driver's
+ * async queue, when that is safe: a read, or a single autocommit write (atomic by itself).
+ * Returns undefined when it is not (a transaction is open on the connection: a read would see
+ * its uncommitted rows, a write would join it), and the caller goes the usual way.
  */
 export type DirectReader = (sql: string, params: readonly unknown[]) => Record<string, unknown>[] | undefined;
 

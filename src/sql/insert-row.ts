@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Collection, Row } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
+import { runShape } from './query-cache.js';
 import type { Executor } from './select-rows.js';
 
 /**
@@ -10,7 +11,12 @@ import type { Executor } from './select-rows.js';
 export async function insertRow(db: Executor, dialect: Dialect, collection: Collection, row: Record<string, unknown>): Promise<Row> {
   const columns = collection.visible.map((field) => field.name);
   if (dialect !== 'mysql') {
-    const inserted = (await db.insertInto(collection.name).values(row).returning(columns).executeTakeFirstOrThrow()) as Row;
+    const names = Object.keys(row);
+    const shape = `i|${names.join(',')}|${columns.join(',')}`;
+    const [inserted] = await runShape<Row>(db, collection, shape, names.map((name) => row[name]), () =>
+      db.insertInto(collection.name).values(row).returning(columns),
+    );
+    if (inserted === undefined) throw new Error(`insert into ${collection.name} returned no row`);
     const pk = collection.primaryKey;
     // An explicit id does not move a PostgreSQL identity; move it past the largest id, or the
     // next automatic id would collide. (SQLite and MySQL do this themselves.)

@@ -15,8 +15,8 @@ let nextId = 0;
 
 
 /**
- * Runs a query of a known shape: the first time through Kysely (build, compile), after that
- * from the cached SQL text with only the values bound. The cache checks itself: a shape is
+ * Runs a statement of a known shape (a read, or one autocommit write): the first time through
+ * Kysely (build, compile), after that from the cached SQL text with only the values bound. The cache checks itself: a shape is
  * kept only if the parameters `params` (computed by the caller from the plan) equal what
  * Kysely bound, so a wrong parameter order can never reach the database.
  */
