@@ -3,7 +3,7 @@ import { bindReadShape } from '../plan/bind-read-shape.js';
 import type { Relation, Row } from '../schema/collection.js';
 import { filterToSql } from '../sql/filter-sql.js';
 import type { ActionContext, ActionResult } from './action-context.js';
-import { canonical, loadScope } from './association-scope.js';
+import { anchorFromPath, canonical, loadScope, scopeFilter } from './association-scope.js';
 import { countAction } from './count-action.js';
 import { bindCreateItems, createdResult, nestedOptions, writeFilter } from './create-action.js';
 import { insertLink } from './insert-link.js';
@@ -20,6 +20,19 @@ type AssociationAction = (ctx: ActionContext, relation: Relation) => Promise<Act
 const read = (action: typeof listAction): AssociationAction => async (ctx, relation) => {
   const scope = await loadScope(ctx, relation);
   return action(ctx, relation.target, scope.where);
+};
+
+/**
+ * A to-many list. When the path key is the relation's sourceKey the list runs at once, and
+ * the source is read only if the page comes back empty: a missing source is still 404.
+ */
+const list: AssociationAction = async (ctx, relation) => {
+  const anchor = anchorFromPath(ctx, relation);
+  if (anchor === undefined || !ctx.request.params.paginate) return read(listAction)(ctx, relation);
+  const result = await listAction(ctx, relation.target, scopeFilter(relation, anchor));
+  const empty = result.kind === 'json' && (result.body as { data: unknown[] }).data.length === 0;
+  if (empty) await loadScope(ctx, relation);
+  return result;
 };
 
 /** get, update, destroy: a to-one association names its one row without a key. */
@@ -67,7 +80,7 @@ const create: AssociationAction = async (ctx, relation) => {
 };
 
 export const ASSOCIATION_ACTIONS = {
-  list: async (ctx: ActionContext, relation: Relation) => (relation.toMany ? read(listAction)(ctx, relation) : item(getAction)(ctx, relation)),
+  list: async (ctx: ActionContext, relation: Relation) => (relation.toMany ? list(ctx, relation) : item(getAction)(ctx, relation)),
   count: read(countAction),
   get: item(getAction),
   update: item(updateAction),

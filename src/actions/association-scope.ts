@@ -3,6 +3,7 @@ import { parseKeys } from '../plan/bind-keys.js';
 import { FALSE_NODE, type FilterNode } from '../plan/filter-node.js';
 import type { Field, Relation, Row } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
+import { runShape } from '../sql/query-cache.js';
 import type { Executor } from '../sql/select-rows.js';
 import type { ActionContext } from './action-context.js';
 
@@ -36,12 +37,11 @@ export async function loadScope(ctx: ActionContext, relation: Relation, db: Exec
   const { source } = relation;
   const [key] = parseKeys(source, ctx.request.path.sourceKey!);
   const anchorField = relation.type === 'belongsTo' ? relation.foreignKey : relation.sourceKey!;
-  const query = db
-    .selectFrom(source.name)
-    .select([...new Set([source.primaryKey.name, anchorField.name])])
-    .where(source.key.name, '=', source.key.type.toDb(key, ctx.database.dialect));
+  const columns = [...new Set([source.primaryKey.name, anchorField.name])];
+  const query = db.selectFrom(source.name).select(columns).where(source.key.name, '=', source.key.type.toDb(key, ctx.database.dialect));
   const lock = db.isTransaction && ctx.database.dialect !== 'sqlite';
-  const row = (await (lock ? query.forUpdate() : query).executeTakeFirst()) as Row | undefined;
+  const shape = `scope|${columns.join(',')}|${source.key.name}|${lock}`;
+  const [row] = await runShape<Row>(db, source, shape, [source.key.type.toDb(key, ctx.database.dialect)], () => (lock ? query.forUpdate() : query));
   if (row === undefined) throw new ApiError('RECORD_NOT_FOUND', `no ${source.name} record ${ctx.request.path.sourceKey}`);
   const { dialect } = ctx.database;
   const anchor = canonical(anchorField, row[anchorField.name], dialect);
@@ -59,4 +59,14 @@ export function scopeFilter(relation: Relation, anchor: unknown): FilterNode {
     case 'belongsToMany':
       return { kind: 'linkedThrough', relation, value: anchor };
   }
+}
+
+/**
+ * The anchor of a hasOne/hasMany association when the path key is the relation's sourceKey:
+ * known without reading the source row. Otherwise undefined (the source must be read).
+ */
+export function anchorFromPath(ctx: ActionContext, relation: Relation): unknown {
+  if (relation.type !== 'hasMany' && relation.type !== 'hasOne') return undefined;
+  if (relation.sourceKey !== relation.source.key) return undefined;
+  return parseKeys(relation.source, ctx.request.path.sourceKey!)[0];
 }
