@@ -81,12 +81,11 @@ export async function buildApp(config: Config): Promise<BuiltApp> {
   });
 
   let closing = false;
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    if (closing) {
-      reply.header('connection', 'close');
-      throw new ApiError('SHUTTING_DOWN');
-    }
+    if (!closing) return done();
+    reply.header('connection', 'close');
+    done(new ApiError('SHUTTING_DOWN'));
   });
 
   app.setErrorHandler((error, request, reply) => {
