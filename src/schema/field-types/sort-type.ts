@@ -1,14 +1,5 @@
 import type { FieldType } from '../field-type.js';
-import { intFromDb, parseInt32 } from './integer-like.js';
+import { integerType } from './integer-type.js';
 
-/** An integer position; a create without a value gets max + 1 (see actions/create). */
-export const sortType: FieldType = {
-  name: 'sort',
-  columnType: () => 'integer',
-  parse: (value) => parseInt32(value),
-  toDb: (value) => value,
-  fromDb: intFromDb,
-  capability: 'ordered',
-  options: ['min', 'max'],
-  indexable: true,
-};
+/** An integer position; a create without a value gets max + 1 (see actions/insert-items). */
+export const sortType: FieldType = { ...integerType, name: 'sort' };
