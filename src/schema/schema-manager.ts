@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { sql, type Transaction } from 'kysely';
 import type { Database, DynamicDb } from '../db/database.js';
+import { withDirectPaused } from '../db/direct-reader.js';
 import { classifyDriverError } from '../db/driver-error.js';
 import { ApiError } from '../errors/api-error.js';
 import { addColumn, createIndexes, dropColumn, dropIndex, renameColumn } from './ddl.js';
@@ -289,7 +290,7 @@ export class SchemaManager {
         }
         // SQLite rebuilds tables to drop key columns; that needs foreign keys off, which can
         // only change outside a transaction. The check before commit keeps the data sound.
-        await this.database.db.connection().execute(async (connection) => {
+        await withDirectPaused(this.database.db, () => this.database.db.connection().execute(async (connection) => {
           await sql`pragma foreign_keys = off`.execute(connection);
           try {
             await connection.transaction().execute(async (trx) => {
@@ -301,7 +302,7 @@ export class SchemaManager {
           } finally {
             await sql`pragma foreign_keys = on`.execute(connection);
           }
-        });
+        }));
       } finally {
         await this.reload();
       }
