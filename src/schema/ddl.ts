@@ -145,3 +145,24 @@ export async function renameColumn(trx: Trx, table: string, from: FieldDef, to: 
   await trx.schema.alterTable(table).renameColumn(from.name, to.name).execute();
   await createIndexes(trx, table, { ...to, unique: from.unique, index: from.index });
 }
+
+/**
+ * Changes a column's type or nullability in place (the caller checked that no value is
+ * lost). SQLite cannot alter a column: it rebuilds the table from the next definition.
+ */
+export async function alterColumn(trx: Trx, nextDef: CollectionDef, current: FieldDef, next: FieldDef, dialect: Dialect): Promise<void> {
+  const table = nextDef.name;
+  if (dialect === 'sqlite') return rebuildSqliteTable(trx, nextDef);
+  if (dialect === 'mysql') {
+    // MODIFY restates the column; the table's primary key stays, so it is not declared again.
+    const restated: FieldDef = { ...next, primaryKey: false, allowNull: next.allowNull && next.primaryKey !== true };
+    await trx.schema.alterTable(table).modifyColumn(next.name, sql.raw(columnType(next, dialect)), defineColumn(restated, dialect)).execute();
+    return;
+  }
+  if (columnType(current, dialect) !== columnType(next, dialect)) {
+    await trx.schema.alterTable(table).alterColumn(next.name, (c) => c.setDataType(sql.raw(columnType(next, dialect)))).execute();
+  }
+  if (current.allowNull !== next.allowNull) {
+    await trx.schema.alterTable(table).alterColumn(next.name, (c) => (next.allowNull ? c.dropNotNull() : c.setNotNull())).execute();
+  }
+}

@@ -4,7 +4,7 @@ import type { Database, DynamicDb } from '../db/database.js';
 import { withDirectPaused } from '../db/direct-reader.js';
 import { classifyDriverError } from '../db/driver-error.js';
 import { ApiError } from '../errors/api-error.js';
-import { addColumn, createIndexes, dropColumn, dropIndex, renameColumn } from './ddl.js';
+import { addColumn, alterColumn, createIndexes, dropColumn, dropIndex, renameColumn } from './ddl.js';
 import { Mutex } from './mutex.js';
 import { checkDefault, findField, MAX_FIELDS_PER_COLLECTION, normalizeCollection } from './normalize-collection.js';
 import { invalid, isRecord, normalizeField } from './normalize-field.js';
@@ -14,14 +14,17 @@ import {
 import { SchemaSnapshot } from './schema-snapshot.js';
 import { isRelationInput } from './resolve-relation.js';
 import { SchemaWork } from './schema-work.js';
-import type { CollectionDef, FieldDef, RelationDef } from './types.js';
+import { SCALAR_TYPES, type CollectionDef, type FieldDef, type RelationDef, type ScalarType } from './types.js';
+import { columnChanges, typeChangeProblem, wideningProblem } from './widening.js';
+import { FIELD_TYPES } from './field-types/index.js';
 
 type Trx = Transaction<DynamicDb>;
 
 /** Options of a field that only change validation or display: no DDL. */
 const METADATA_OPTIONS = ['title', 'description', 'defaultValue', 'min', 'max', 'minLength', 'maxLength', 'pattern', 'enum'] as const;
-/** Options whose change would need the column rebuilt. */
-const STRUCTURAL_OPTIONS = ['type', 'allowNull', 'length', 'precision', 'scale', 'primaryKey'] as const;
+/** Size options that belong to one type; a type change resets the ones not sent. */
+const TYPE_OPTIONS = ['length', 'precision', 'scale'] as const;
+const VALIDATION_OPTIONS = ['min', 'max', 'minLength', 'maxLength', 'pattern'] as const;
 
 /**
  * Owns the schema: applies changes (DDL, definition row and version bump in one transaction
@@ -181,18 +184,37 @@ export class SchemaManager {
       const current = this.requireField(def, fieldName);
       if (current.system !== undefined) throw invalid(`${fieldName} is automatic and cannot be changed`, fieldName);
       if (current.references !== undefined) throw invalid(`${fieldName} is the key column of a relation`, fieldName);
-      for (const key of STRUCTURAL_OPTIONS) {
-        if (patch[key] !== undefined && JSON.stringify(patch[key]) !== JSON.stringify(current[key])) {
-          throw new ApiError('SCHEMA_CHANGE_UNSAFE', `${fieldName}: changing ${key} is not supported; add a new field and copy the values`, { field: fieldName });
-        }
+      if (patch.primaryKey !== undefined && patch.primaryKey !== (current.primaryKey === true)) {
+        throw new ApiError('SCHEMA_CHANGE_UNSAFE', `${fieldName}: the primary key is chosen when the collection is created`, { field: fieldName });
       }
       const merged: Record<string, unknown> = { ...current, ...patch };
       for (const key of METADATA_OPTIONS) if (patch[key] === null) delete merged[key];
+      if (typeof patch.type === 'string' && patch.type !== current.type && (SCALAR_TYPES as readonly string[]).includes(patch.type)) {
+        const to = patch.type as ScalarType;
+        const problem = typeChangeProblem(current.type, to);
+        if (problem !== undefined) throw new ApiError('SCHEMA_CHANGE_UNSAFE', `${fieldName}: ${problem}; add a new field and copy the values`, { field: fieldName });
+        // The new type starts from its own defaults for size options, and keeps only the options it takes.
+        for (const key of TYPE_OPTIONS) if (patch[key] === undefined) delete merged[key];
+        for (const key of VALIDATION_OPTIONS) if (!FIELD_TYPES[to].options.includes(key) && patch[key] === undefined) delete merged[key];
+      }
       delete merged.system;
       delete merged.autoIncrement;
       const next = normalizeField(merged);
       if (next.primaryKey === true) next.primaryKey = current.primaryKey;
       checkDefault(next);
+      const structural = columnChanges(current, next);
+      if (structural) {
+        const problem = wideningProblem(current, next);
+        if (problem !== undefined) throw new ApiError('SCHEMA_CHANGE_UNSAFE', `${fieldName}: ${problem}; add a new field and copy the values`, { field: fieldName });
+        const referenced = defs.some((other) => other.fields.some((f) => f.references?.collection === def.name && f.references.key === current.name));
+        if (referenced && current.type !== next.type) throw invalid(`${fieldName} is the key relations point at; its type cannot change`, fieldName);
+        if (current.allowNull && !next.allowNull) {
+          const nulls = await trx.selectFrom(def.name).select(sql<unknown>`count(*)`.as('n')).where(current.name, 'is', null).executeTakeFirst();
+          if (Number(nulls?.n ?? 0) > 0) {
+            throw new ApiError('SCHEMA_CHANGE_UNSAFE', `${fieldName}: ${Number(nulls?.n)} stored rows hold NULL; fill them before making the field required`, { field: fieldName });
+          }
+        }
+      }
       if (next.name !== current.name) {
         if (current.primaryKey === true || def.filterTargetKey === current.name) throw invalid('the key field cannot be renamed', fieldName);
         const clash = findField(def.fields, next.name);
@@ -206,6 +228,10 @@ export class SchemaManager {
         if (current.index && !current.unique && (!next.index || next.unique)) await dropIndex(trx, def.name, 'ix', next.name, dialect);
         const added = { ...next, unique: next.unique && !current.unique, index: next.index && !next.unique && !(current.index && !current.unique) };
         await createIndexes(trx, def.name, added);
+        if (structural) {
+          const nextDef = { ...def, fields: def.fields.map((field) => (field === current ? next : field)) };
+          await alterColumn(trx, nextDef, current, next, dialect);
+        }
       });
       await updateDefinition(trx, { ...def, fields: def.fields.map((field) => (field === current ? next : field)) });
     });

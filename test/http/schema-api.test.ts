@@ -161,3 +161,65 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+for (const dialect of DIALECTS) {
+  describe(`field changes that keep every value on ${dialect}`, () => {
+    const ctx = useDialectApp(dialect);
+
+    it('widens types and sizes in place, keeping rows, indexes and validation', async () => {
+      const api = ctx.api;
+      await api.collection({
+        name: 'widen',
+        fields: [
+          { name: 's', type: 'string', length: 5, unique: true },
+          { name: 'n', type: 'integer', allowNull: false, defaultValue: 0 },
+          { name: 'd', type: 'decimal', precision: 6, scale: 2 },
+          { name: 'opt', type: 'string' },
+        ],
+      });
+      await api.post('/api/widen:create', { s: 'abcde', n: 7, d: '1234.56', opt: 'x' });
+      expect((await api.post('/api/widen:create', { s: 'abcdefgh' })).body.errors[0].code).toBe('VALIDATION_FAILED');
+
+      const changes: [string, Record<string, unknown>][] = [
+        ['s', { length: 20 }],
+        ['n', { type: 'bigInt' }],
+        ['n', { allowNull: true }],
+        ['d', { precision: 10, scale: 3 }],
+      ];
+      for (const [field, patch] of changes) {
+        const reply = await api.put(`/api/collections/widen/fields/${field}`, patch);
+        expect(reply.status, `${field} ${JSON.stringify(patch)}: ${reply.text}`).toBe(200);
+      }
+      const big = await api.post('/api/widen:create', { s: 'abcdefgh', n: '9007199254740993', d: '1234567.891' });
+      expect(big.status, big.text).toBe(201);
+      expect(big.body.data).toMatchObject({ s: 'abcdefgh', n: '9007199254740993', d: '1234567.891' });
+      const rows = (await api.get('/api/widen:list?sort=id&fields=s,n,d')).body.data;
+      expect(rows[0]).toEqual({ s: 'abcde', n: 7, d: '1234.560' });
+      expect((await api.post('/api/widen:create', { s: 'abcde' })).body.errors[0]).toMatchObject({ code: 'UNIQUE_VIOLATION', field: 's' });
+      expect((await api.post('/api/widen:create', { s: 'nulls ok', n: null })).status).toBe(201);
+
+      // Making a field required works only when no stored row holds NULL.
+      expect((await api.put('/api/collections/widen/fields/opt', { allowNull: false })).body.errors[0].code).toBe('SCHEMA_CHANGE_UNSAFE');
+      await api.post('/api/widen:update?filter={"opt":null}', { opt: 'filled' });
+      expect((await api.put('/api/collections/widen/fields/opt', { allowNull: false })).status).toBe(200);
+      expect((await api.post('/api/widen:create', { s: 'z', opt: null })).body.errors[0]).toMatchObject({ code: 'VALIDATION_FAILED', field: 'opt' });
+    });
+
+    it('refuses changes that could lose values with 409 SCHEMA_CHANGE_UNSAFE', async () => {
+      const refused: [string, Record<string, unknown>][] = [
+        ['s', { length: 3 }],
+        ['s', { type: 'integer' }],
+        ['n', { type: 'integer' }],
+        ['d', { scale: 1 }],
+        ['d', { precision: 5 }],
+        ['s', { primaryKey: true }],
+      ];
+      for (const [field, patch] of refused) {
+        const reply = await ctx.api.put(`/api/collections/widen/fields/${field}`, patch);
+        expect(reply.status, `${field} ${JSON.stringify(patch)}`).toBe(409);
+        expect(reply.body.errors[0].code).toBe('SCHEMA_CHANGE_UNSAFE');
+      }
+      expect((await ctx.api.get('/api/widen:count')).body.data).toBe(3);
+    });
+  });
+}
