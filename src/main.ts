@@ -3,9 +3,10 @@
  * `bin/corral.js` prints any error thrown from here as one line (`corral: <message>`), so
  * start-up failures are rethrown with a short message rather than left to print a stack.
  */
-import { access, constants, readFile } from 'node:fs/promises';
+import { access, constants } from 'node:fs/promises';
 import type { Config } from './config/config.js';
 import { loadConfig } from './config/load-config.js';
+import { CORRAL_VERSION } from './version.js';
 
 const USAGE = `Usage: corral [command] [options]
 
@@ -38,7 +39,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
       process.stdout.write(USAGE);
       return;
     case 'version':
-      process.stdout.write(`${await readVersion()}\n`);
+      process.stdout.write(`${CORRAL_VERSION}\n`);
       return;
     case 'start':
       await start(config);
@@ -46,12 +47,6 @@ export async function main(argv: string[], env: Record<string, string | undefine
   }
 }
 
-async function readVersion(): Promise<string> {
-  // dist/main.js and src/main.ts both sit one level below package.json.
-  const text = await readFile(new URL('../package.json', import.meta.url), 'utf8');
-  const { version } = JSON.parse(text) as { version?: unknown };
-  return typeof version === 'string' ? version : 'unknown';
-}
 
 async function start(config: Config): Promise<void> {
   // Imported lazily so that `help` and `version` do not load Fastify and the drivers.

@@ -1,9 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { CORRAL_VERSION } from '../version.js';
 import { json, type ActionContext, type ActionResult } from './action-context.js';
-
-const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-
-export const CORRAL_VERSION = packageJson.version;
 
 export const appActions = {
   getInfo: async (ctx: ActionContext) =>
