@@ -47,9 +47,14 @@ export class SchemaManager {
     return this.#snapshot;
   }
 
+  /** Loads the schema; the system tables are created only when reading them fails (first start). */
   async init(): Promise<void> {
-    await ensureSystemTables(this.database.db, this.database.dialect, this.database.mysqlCollation);
-    await this.reload();
+    try {
+      await this.reload();
+    } catch {
+      await ensureSystemTables(this.database.db, this.database.dialect, this.database.mysqlCollation);
+      await this.reload();
+    }
   }
 
   /** Re-reads the schema when another node changed it; cheap enough to run twice a second. */
