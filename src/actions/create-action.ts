@@ -4,7 +4,7 @@ import { bindWriteValues, type WriteFilter, type WriteValues } from '../plan/bin
 import type { QueryParams } from '../request/query-params.js';
 import type { Collection, Row } from '../schema/collection.js';
 import { json, type ActionContext, type ActionResult } from './action-context.js';
-import { toItems } from './list-action.js';
+import { toItems } from './read-items.js';
 import { writeNew, type NestedOptions } from './nested-writes.js';
 import { writeTransaction } from './write-transaction.js';
 

@@ -5,7 +5,7 @@ import { TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
 import type { Collection } from '../schema/collection.js';
 import { selectRows } from '../sql/select-rows.js';
 import { json, type ActionContext, type ActionResult } from './action-context.js';
-import { selectedFields, toItems } from './list-action.js';
+import { selectedFields, toItems } from './read-items.js';
 import { bindTarget, requireTarget } from './target-filter.js';
 
 export async function getAction(ctx: ActionContext, collection: Collection, scope: FilterNode = TRUE_NODE, scopeIsTarget = false): Promise<ActionResult> {

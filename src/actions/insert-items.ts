@@ -1,12 +1,12 @@
-import { sql, type Transaction } from 'kysely';
-import type { DynamicDb } from '../db/database.js';
+import { sql } from 'kysely';
 import { toDbRow, type WriteValues } from '../plan/bind-write-values.js';
 import type { Collection, Row } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
 import { insertRow } from '../sql/insert-row.js';
+import type { Executor } from '../sql/select-rows.js';
 
 /** Inserts bound items in the caller's transaction, filling `sort` fields with max + 1. */
-export async function insertItems(trx: Transaction<DynamicDb>, dialect: Dialect, collection: Collection, items: WriteValues[]): Promise<Row[]> {
+export async function insertItems(trx: Executor, dialect: Dialect, collection: Collection, items: WriteValues[]): Promise<Row[]> {
   const rows: Row[] = [];
   for (const { values, sortFields } of items) {
     for (const name of sortFields) {

@@ -1,13 +1,12 @@
-import type { Transaction } from 'kysely';
-import type { DynamicDb } from '../db/database.js';
 import { bindWriteValues, toDbRow } from '../plan/bind-write-values.js';
 import type { Relation, Row } from '../schema/collection.js';
 import { insertRow } from '../sql/insert-row.js';
+import type { Executor } from '../sql/select-rows.js';
 import type { ActionContext } from './action-context.js';
 
 /** One row of a belongsToMany through collection, with its own fields when given. */
 export async function insertLink(
-  trx: Transaction<DynamicDb>,
+  trx: Executor,
   ctx: ActionContext,
   relation: Relation,
   anchor: unknown,

@@ -1,6 +1,5 @@
-import type { Transaction } from 'kysely';
-import type { DynamicDb } from '../db/database.js';
 import { ApiError } from '../errors/api-error.js';
+import type { Executor } from '../sql/select-rows.js';
 import { parseKeys } from '../plan/bind-keys.js';
 import type { KeyInput } from '../request/query-params.js';
 import { bindWriteValues, toDbRow } from '../plan/bind-write-values.js';
@@ -10,8 +9,9 @@ import { insertLink } from './insert-link.js';
 import { canonical, loadScope, type AssociationScope } from './association-scope.js';
 import { writeTransaction } from './write-transaction.js';
 
-type Trx = Transaction<DynamicDb>;
-type LinkMode = 'add' | 'set' | 'remove' | 'toggle';
+/** Queries run in the request's transaction, or on the pool for one atomic statement. */
+type Trx = Executor;
+export type LinkMode = 'add' | 'set' | 'remove' | 'toggle';
 
 /** One key to link, with through-collection values for belongsToMany (`[key, {…}]`). */
 interface LinkItem {
@@ -119,38 +119,57 @@ async function currentLinks(trx: Trx, ctx: ActionContext, table: string, keyFiel
 }
 
 async function linkToMany(trx: Trx, ctx: ActionContext, scope: AssociationScope, items: LinkItem[], mode: LinkMode): Promise<void> {
-  const { relation } = scope;
+  const values = await resolveTargets(trx, ctx, scope.relation, items);
+  await applyToMany(trx, ctx, scope.relation, scope.anchor, values, items.map((item) => item.extra), mode);
+}
+
+/**
+ * Changes the links of one source (`anchor`) of a to-many (or hasOne) relation to targets
+ * already resolved to their link values: the key column on the target (hasOne, hasMany) or
+ * rows of the through collection (belongsToMany). `extras` are through values by index;
+ * `updateKept` also applies them to links that already exist.
+ */
+export async function applyToMany(
+  trx: Trx,
+  ctx: ActionContext,
+  relation: Relation,
+  anchor: unknown,
+  values: unknown[],
+  extras: (Record<string, unknown> | undefined)[],
+  mode: LinkMode,
+  updateKept = true,
+): Promise<void> {
   const { dialect } = ctx.database;
-  const values = await resolveTargets(trx, ctx, relation, items);
   const fk = relation.foreignKey;
-  const anchor = fk.type.toDb(scope.anchor, dialect);
-  if (relation.type === 'hasMany') {
+  const anchorDb = fk.type.toDb(anchor, dialect);
+  if (relation.type !== 'belongsToMany') {
     const { target } = relation;
     const key = target.key;
-    const plan = planLinks(mode, values, await currentLinks(trx, ctx, target.name, key, fk, scope.anchor));
+    const plan = planLinks(mode, values, await currentLinks(trx, ctx, target.name, key, fk, anchor));
     const toDb = (list: unknown[]) => list.map((value) => key.type.toDb(value, dialect));
-    if (plan.unlink.length > 0) await trx.updateTable(target.name).set({ [fk.name]: null }).where(fk.name, '=', anchor).where(key.name, 'in', toDb(plan.unlink)).execute();
+    if (plan.unlink.length > 0) await trx.updateTable(target.name).set({ [fk.name]: null }).where(fk.name, '=', anchorDb).where(key.name, 'in', toDb(plan.unlink)).execute();
     // Linking moves a target that belonged to another source.
     const link = plan.link.map((i) => values[i]);
-    if (link.length > 0) await trx.updateTable(target.name).set({ [fk.name]: anchor }).where(key.name, 'in', toDb(link)).execute();
+    if (link.length > 0) await trx.updateTable(target.name).set({ [fk.name]: anchorDb }).where(key.name, 'in', toDb(link)).execute();
     return;
   }
   const through = relation.through!;
   const other = relation.otherKey!;
-  const plan = planLinks(mode, values, await currentLinks(trx, ctx, through.name, other, fk, scope.anchor));
+  const plan = planLinks(mode, values, await currentLinks(trx, ctx, through.name, other, fk, anchor));
   if (plan.unlink.length > 0) {
-    await trx.deleteFrom(through.name).where(fk.name, '=', anchor).where(other.name, 'in', plan.unlink.map((value) => other.type.toDb(value, dialect))).execute();
+    await trx.deleteFrom(through.name).where(fk.name, '=', anchorDb).where(other.name, 'in', plan.unlink.map((value) => other.type.toDb(value, dialect))).execute();
   }
   const now = new Date();
-  for (const i of plan.link) await insertLink(trx, ctx, relation, scope.anchor, values[i], items[i]!.extra, now);
+  for (const i of plan.link) await insertLink(trx, ctx, relation, anchor, values[i], extras[i], now);
+  if (!updateKept) return;
   for (const i of plan.kept) {
-    const extra = items[i]!.extra;
+    const extra = extras[i];
     if (extra === undefined || Object.keys(extra).length === 0) continue;
     const { values: changes } = await bindWriteValues(through, extra, 'update', now);
     await trx
       .updateTable(through.name)
       .set(toDbRow(through, changes, dialect))
-      .where(fk.name, '=', anchor)
+      .where(fk.name, '=', anchorDb)
       .where(other.name, '=', other.type.toDb(values[i], dialect))
       .execute();
   }

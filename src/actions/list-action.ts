@@ -1,29 +1,16 @@
 import { Readable } from 'node:stream';
-import { bindReadShape, linkColumns, type ReadShape } from '../plan/bind-read-shape.js';
+import { bindReadShape, type ReadShape } from '../plan/bind-read-shape.js';
 import { bindSort } from '../plan/bind-sort.js';
 import { TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
 import type { ReadPlan } from '../plan/read-plan.js';
-import type { Collection, Item, Row } from '../schema/collection.js';
-import type { Dialect } from '../schema/types.js';
-import { loadAppends } from '../sql/load-appends.js';
-import { countRows, selectQuery, selectRows, type Executor } from '../sql/select-rows.js';
+import type { Collection, Row } from '../schema/collection.js';
+import { countRows, selectQuery, selectRows } from '../sql/select-rows.js';
 import { json, type ActionContext, type ActionResult } from './action-context.js';
+import { selectedFields, toItems } from './read-items.js';
 import { bindTarget } from './target-filter.js';
 
 /** Rows fetched per round trip when streaming `paginate=false`; appends load per batch. */
 export const STREAM_CHUNK_ROWS = 500;
-
-/** Decodes rows to items and embeds their appends. */
-export async function toItems(db: Executor, dialect: Dialect, collection: Collection, shape: ReadShape, rows: Row[]): Promise<Item[]> {
-  const items = rows.map((row) => collection.decode(row, shape.output));
-  if (shape.appends.length > 0) await loadAppends(db, dialect, rows, items, shape.appends);
-  return items;
-}
-
-/** The columns a read selects: the output plus the keys its appends link by. */
-export function selectedFields(shape: ReadShape): ReadPlan['select'] {
-  return [...new Set([...shape.output, ...linkColumns(shape)])];
-}
 
 export async function listAction(ctx: ActionContext, collection: Collection, scope: FilterNode = TRUE_NODE): Promise<ActionResult> {
   const { params } = ctx.request;

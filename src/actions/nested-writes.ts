@@ -1,16 +1,17 @@
-import type { Transaction } from 'kysely';
-import type { DynamicDb } from '../db/database.js';
 import { ApiError } from '../errors/api-error.js';
+import type { Executor } from '../sql/select-rows.js';
 import { parseKeys } from '../plan/bind-keys.js';
 import { bindWriteValues, toDbRow, type WriteFilter, type WriteValues } from '../plan/bind-write-values.js';
+import { isRecord } from '../is-record.js';
 import type { KeyInput } from '../request/query-params.js';
 import type { Collection, Relation, Row } from '../schema/collection.js';
 import type { ActionContext } from './action-context.js';
 import { canonical } from './association-scope.js';
 import { insertItems } from './insert-items.js';
-import { insertLink } from './insert-link.js';
+import { applyToMany } from './link-actions.js';
 
-type Trx = Transaction<DynamicDb>;
+/** Queries run in the request's transaction, or on the pool for one atomic statement. */
+type Trx = Executor;
 
 /** How nested association values may be written. */
 export interface NestedOptions {
@@ -20,7 +21,6 @@ export interface NestedOptions {
   filter?: WriteFilter;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * A nested value to the value its link stores (the target's targetKey, or its key for
@@ -98,44 +98,16 @@ export async function writeDependents(trx: Trx, ctx: ActionContext, collection: 
     if (relation.type === 'belongsTo') continue;
     const anchor = canonical(relation.sourceKey!, row[relation.sourceKey!.name], dialect);
     const items = relation.toMany ? (value as unknown[]) : value === null ? [] : [value];
-    const fk = relation.foreignKey;
-    const anchorDb = fk.type.toDb(anchor, dialect);
-    if (relation.type === 'belongsToMany') {
-      const other = relation.otherKey!;
-      const through = relation.through!.name;
-      const wanted: { value: unknown; extra?: unknown }[] = [];
-      for (const item of items) {
-        const [element, extra] = Array.isArray(item) ? item : [item, undefined];
-        wanted.push({ value: await resolveTarget(trx, ctx, relation, element, options), extra });
-      }
-      const existing = ((await trx.selectFrom(through).select(other.name).where(fk.name, '=', anchorDb).execute()) as Row[]).map((r) => String(canonical(other, r[other.name], dialect)));
-      const keep = new Set(wanted.map((w) => String(w.value)));
-      const stale = existing.filter((text) => !keep.has(text));
-      if (stale.length > 0) {
-        const staleDb = stale.map((text) => {
-          const parsed = other.type.parse(text, other.def);
-          return other.type.toDb(parsed.ok ? parsed.value : text, dialect);
-        });
-        await trx.deleteFrom(through).where(fk.name, '=', anchorDb).where(other.name, 'in', staleDb).execute();
-      }
-      const present = new Set(existing);
-      for (const { value: linked, extra } of wanted) {
-        if (present.has(String(linked))) continue;
-        present.add(String(linked));
-        await insertLink(trx, ctx, relation, anchor, linked, extra, options.now);
-      }
-      continue;
-    }
-    // hasOne / hasMany: the key column lives on the target.
-    const target = relation.target;
-    const keys: unknown[] = [];
+    // A key named twice links once, with the through values of its first mention.
+    const linked = new Map<string, { value: unknown; extra?: Record<string, unknown> }>();
     for (const item of items) {
-      keys.push(await resolveTarget(trx, ctx, relation, item, options, (bound) => bound.values.set(fk.name, anchor)));
+      const [element, extra] = Array.isArray(item) ? item : [item, undefined];
+      const prepare = relation.type === 'belongsToMany' ? undefined : (bound: WriteValues) => bound.values.set(relation.foreignKey.name, anchor);
+      const target = await resolveTarget(trx, ctx, relation, element, options, prepare);
+      if (!linked.has(String(target))) linked.set(String(target), { value: target, ...(isRecord(extra) ? { extra } : {}) });
     }
-    const keysDb = keys.map((key) => target.key.type.toDb(key, dialect));
-    let unlink = trx.updateTable(target.name).set({ [fk.name]: null }).where(fk.name, '=', anchorDb);
-    if (keysDb.length > 0) unlink = unlink.where(target.key.name, 'not in', keysDb);
-    await unlink.execute();
-    if (keysDb.length > 0) await trx.updateTable(target.name).set({ [fk.name]: anchorDb }).where(target.key.name, 'in', keysDb).execute();
+    const wanted = [...linked.values()];
+    // Through values apply to new links only; `:add`/`:set` also update existing ones.
+    await applyToMany(trx, ctx, relation, anchor, wanted.map((w) => w.value), wanted.map((w) => w.extra), 'set', false);
   }
 }

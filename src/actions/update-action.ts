@@ -11,7 +11,7 @@ import { selectRows } from '../sql/select-rows.js';
 import { json, type ActionContext, type ActionResult } from './action-context.js';
 import { canonical } from './association-scope.js';
 import { nestedOptions, writeFilter } from './create-action.js';
-import { toItems } from './list-action.js';
+import { toItems } from './read-items.js';
 import { resolveBelongsTo, writeDependents } from './nested-writes.js';
 import { bindTarget, requireTarget } from './target-filter.js';
 import { writeTransaction } from './write-transaction.js';

@@ -1,7 +1,6 @@
-import type { Transaction } from 'kysely';
-import type { DynamicDb } from '../db/database.js';
 import { classifyDriverError } from '../db/driver-error.js';
 import { ApiError } from '../errors/api-error.js';
+import type { Executor } from '../sql/select-rows.js';
 import type { Collection } from '../schema/collection.js';
 import { indexName } from '../schema/index-name.js';
 import type { ActionContext } from './action-context.js';
@@ -17,13 +16,13 @@ export const WRITE_ATTEMPTS = 3;
 export async function writeTransaction<T>(
   ctx: ActionContext,
   collection: Collection,
-  work: (trx: Transaction<DynamicDb>) => Promise<T>,
+  work: (db: Executor) => Promise<T>,
   /** The work is one statement, atomic by itself: skip BEGIN/COMMIT (two round trips). */
   singleStatement = false,
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      if (singleStatement) return await work(ctx.database.db as unknown as Transaction<DynamicDb>);
+      if (singleStatement) return await work(ctx.database.db);
       return await ctx.database.db.transaction().execute(work);
     } catch (error) {
       if (!(error instanceof ApiError) && classifyDriverError(error, ctx.database.dialect).kind === 'conflict') {

@@ -1,4 +1,5 @@
 import { ApiError } from '../errors/api-error.js';
+import { isRecord } from '../is-record.js';
 import type { Collection, Field, Relation } from '../schema/collection.js';
 import { and, FALSE_NODE, or, TRUE_NODE, type CompareOp, type FilterNode } from './filter-node.js';
 
@@ -16,9 +17,6 @@ interface Budget {
   conditions: number;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function tooComplex(message: string): ApiError {
   return new ApiError('FILTER_TOO_COMPLEX', message);
@@ -39,7 +37,7 @@ function parseValue(field: Field, value: unknown, operator: string): unknown {
 
 function listValues(field: Field, value: unknown, operator: string): { values: unknown[]; hasNull: boolean } {
   // qs turns `a[$in][0]=1` into an array, but large indexes into an object.
-  const list = Array.isArray(value) ? value : isPlainObject(value) ? Object.values(value) : typeof value === 'string' ? value.split(',') : undefined;
+  const list = Array.isArray(value) ? value : isRecord(value) ? Object.values(value) : typeof value === 'string' ? value.split(',') : undefined;
   if (list === undefined) throw new ApiError('FILTER_OPERATOR_TYPE', `${field.name} ${operator} takes an array`, { field: field.name });
   if (list.length > MAX_IN_VALUES) throw tooComplex(`${operator} takes at most ${MAX_IN_VALUES} values`);
   const values = list.filter((item) => item !== null).map((item) => parseValue(field, item, operator));
@@ -94,7 +92,7 @@ function fieldCondition(field: Field, operator: string, value: unknown, budget: 
 }
 
 function bindField(field: Field, value: unknown, budget: Budget): FilterNode {
-  if (!isPlainObject(value)) return fieldCondition(field, '$eq', value, budget);
+  if (!isRecord(value)) return fieldCondition(field, '$eq', value, budget);
   const entries = Object.entries(value);
   if (entries.length === 0) return TRUE_NODE;
   return and(
@@ -108,14 +106,14 @@ function bindField(field: Field, value: unknown, budget: Budget): FilterNode {
 }
 
 function bindList(value: unknown, operator: string, collection: Collection, depth: number, budget: Budget): FilterNode[] {
-  const items = Array.isArray(value) ? value : isPlainObject(value) ? Object.values(value) : undefined;
+  const items = Array.isArray(value) ? value : isRecord(value) ? Object.values(value) : undefined;
   if (items === undefined) throw new ApiError('FILTER_INVALID', `${operator} takes an array of conditions`);
   return items.map((item) => bindObject(item, collection, depth + 1, budget));
 }
 
 function bindObject(filter: unknown, collection: Collection, depth: number, budget: Budget): FilterNode {
   if (depth > MAX_FILTER_DEPTH) throw tooComplex(`a filter nests at most ${MAX_FILTER_DEPTH} levels`);
-  if (!isPlainObject(filter)) throw new ApiError('FILTER_INVALID', 'each condition must be an object');
+  if (!isRecord(filter)) throw new ApiError('FILTER_INVALID', 'each condition must be an object');
   const parts: FilterNode[] = [];
   for (const [key, value] of Object.entries(filter)) {
     if (key === '$and') {
@@ -151,7 +149,7 @@ function bindObject(filter: unknown, collection: Collection, depth: number, budg
  * matches once, however many children do). `$exists` / `$notExists` test for any related row.
  */
 function bindRelated(relation: Relation, value: unknown, depth: number, budget: Budget): FilterNode {
-  if (isPlainObject(value) && ('$exists' in value || '$notExists' in value)) {
+  if (isRecord(value) && ('$exists' in value || '$notExists' in value)) {
     const { $exists, $notExists, ...rest } = value;
     count(budget);
     const parts: FilterNode[] = [];

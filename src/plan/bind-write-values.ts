@@ -1,4 +1,5 @@
 import { ApiError, type ErrorEntry } from '../errors/api-error.js';
+import { isRecord } from '../is-record.js';
 import type { Collection } from '../schema/collection.js';
 import { newNanoid } from '../schema/field-types/nanoid-type.js';
 import { hashPassword } from '../schema/field-types/password-type.js';
@@ -30,9 +31,6 @@ function associationProblem(toMany: boolean, value: unknown): string | undefined
   return value === null || isKey(value) || isRecord(value) ? undefined : 'must be null, a key or an object';
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Checks a create or update body against the collection: unknown names, types, options,

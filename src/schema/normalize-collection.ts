@@ -1,5 +1,6 @@
 import { compileFieldValidator } from './field-validator.js';
-import { invalid, isRecord, normalizeField } from './normalize-field.js';
+import { invalid, normalizeField } from './normalize-field.js';
+import { isRecord } from '../is-record.js';
 import { isRelationInput } from './resolve-relation.js';
 import { ID_TYPES, NAME_PATTERN, type CollectionDef, type FieldDef, type IdType } from './types.js';
 

@@ -1,4 +1,5 @@
 import { ApiError } from '../errors/api-error.js';
+import { isRecord } from '../is-record.js';
 import { FIELD_TYPES } from './field-types/index.js';
 import { DEFAULT_STRING_LENGTH } from './field-types/string-type.js';
 import { DEFAULT_PRECISION, DEFAULT_SCALE } from './field-types/decimal-type.js';
@@ -15,9 +16,6 @@ const COMMON_OPTIONS = ['name', 'type', 'title', 'description', 'allowNull', 'un
 
 export const invalid = (message: string, field?: string): ApiError => new ApiError('SCHEMA_INVALID', message, field === undefined ? {} : { field });
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function optionalBoolean(input: Record<string, unknown>, key: string, fallback: boolean, where: string): boolean {
   const value = input[key];

@@ -1,5 +1,6 @@
 import { ApiError } from '../errors/api-error.js';
-import { invalid, isRecord } from './normalize-field.js';
+import { invalid } from './normalize-field.js';
+import { isRecord } from '../is-record.js';
 import { RESERVED_COLLECTION_NAMES, SYSTEM_TABLE_PREFIX, systemFields } from './normalize-collection.js';
 import { NAME_PATTERN, ON_DELETE, RELATION_TYPES, type CollectionDef, type FieldDef, type OnDelete, type RelationDef, type RelationType } from './types.js';
 

@@ -7,7 +7,8 @@ import { ApiError } from '../errors/api-error.js';
 import { addColumn, alterColumn, createIndexes, dropColumn, dropIndex, renameColumn } from './ddl.js';
 import { Mutex } from './mutex.js';
 import { checkDefault, findField, MAX_FIELDS_PER_COLLECTION, normalizeCollection } from './normalize-collection.js';
-import { invalid, isRecord, normalizeField } from './normalize-field.js';
+import { invalid, normalizeField } from './normalize-field.js';
+import { isRecord } from '../is-record.js';
 import {
   bumpSchemaVersion, ensureSystemTables, readDefinitions, readSchemaVersion, updateDefinition,
 } from './schema-store.js';

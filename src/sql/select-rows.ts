@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DynamicDb } from '../db/database.js';
 import type { SortTerm } from '../plan/bind-sort.js';
 import { TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
@@ -9,7 +9,8 @@ import { filterShape } from './filter-shape.js';
 import { filterToSql } from './filter-sql.js';
 import { runShape } from './query-cache.js';
 
-export type Executor = Kysely<DynamicDb> | Transaction<DynamicDb>;
+/** Where a query runs: the pool, or a transaction (a Transaction is a Kysely too). */
+export type Executor = Kysely<DynamicDb>;
 
 /**
  * The value a sort term orders by: a column, or for `author.name` a scalar subquery through
