@@ -14,11 +14,14 @@ import { parseResourcePath } from './http/resource-path.js';
 import { mergeKeys, type ApiRequest } from './request/api-request.js';
 import { parseQueryParams } from './request/query-params.js';
 import { SchemaManager } from './schema/schema-manager.js';
+import { Store, type StoreOptions } from './store/store.js';
 
 export interface BuiltApp {
   app: FastifyInstance;
   database: Database;
   schema: SchemaManager;
+  /** The data-access layer: register commit hooks here (`store.afterCommit(hook)`). */
+  store: Store;
   /** Stops schema polling, finishes in-flight requests, closes the pool. */
   close(): Promise<void>;
 }
@@ -28,7 +31,12 @@ const QS_OPTIONS = { strictNullHandling: true, arrayLimit: 1000, depth: 10, para
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 /** The composition root: the only module that sees every other one. */
-export async function buildApp(config: Config): Promise<BuiltApp> {
+/** What is wired in code rather than configured: the scope source of each request. */
+export interface BuildOptions {
+  readonly store?: StoreOptions;
+}
+
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<BuiltApp> {
   const app = Fastify({
     logger: { level: config.logLevel },
     bodyLimit: config.bodyLimit,
@@ -49,6 +57,7 @@ export async function buildApp(config: Config): Promise<BuiltApp> {
   const connections = drainOnShutdown(app.server);
   const database = await openDatabase(config.database);
   const schema = new SchemaManager(database, app.log);
+  const store = new Store(database, options.store);
   try {
     await schema.init();
     if (config.schemaFile !== undefined) {
@@ -131,7 +140,8 @@ export async function buildApp(config: Config): Promise<BuiltApp> {
       params,
       body: request.body,
     };
-    const result: ActionResult = await action.run({ request: apiRequest, database, schema, snapshot, log: request.log, itemUrl });
+    const scopes = store.scopesFor(apiRequest, snapshot);
+    const result: ActionResult = await action.run({ request: apiRequest, store, scopes, schema, snapshot, log: request.log, itemUrl });
     reply.status(result.status);
     if (result.kind === 'stream') return reply.type('application/json; charset=utf-8').send(result.stream);
     if (result.headers !== undefined) reply.headers(result.headers);
@@ -144,6 +154,7 @@ export async function buildApp(config: Config): Promise<BuiltApp> {
     app,
     database,
     schema,
+    store,
     close: async () => {
       if (closed) return;
       closed = true;

@@ -1,14 +1,17 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Readable } from 'node:stream';
-import type { Database } from '../db/database.js';
 import type { ApiRequest } from '../request/api-request.js';
 import type { SchemaManager } from '../schema/schema-manager.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
+import type { Scopes } from '../store/scope.js';
+import type { Store } from '../store/store.js';
 
-/** What an action may use. Actions do their I/O through `database` only. */
+/** What an action may use. Actions do their I/O through `store` only. */
 export interface ActionContext {
   readonly request: ApiRequest;
-  readonly database: Database;
+  readonly store: Store;
+  /** The caller's scopes, ANDed by the store into every statement on those collections. */
+  readonly scopes: Scopes;
   readonly schema: SchemaManager;
   /** The schema as it was when the request arrived. */
   readonly snapshot: SchemaSnapshot;

@@ -1,18 +1,20 @@
 import { ApiError } from '../errors/api-error.js';
 import { bindReadShape } from '../plan/bind-read-shape.js';
 import type { Relation, Row } from '../schema/collection.js';
-import { filterToSql } from '../sql/filter-sql.js';
+import { associationFilter } from '../store/association-source.js';
+import { insertLink } from '../store/insert-items.js';
+import { setSourceKey } from '../store/links.js';
+import { writeNew } from '../store/nested-writes.js';
+import { updateWhere } from '../store/write-rows.js';
+import { canonical } from '../store/canonical.js';
 import type { ActionContext, ActionResult } from './action-context.js';
-import { anchorFromPath, canonical, loadScope, scopeFilter } from './association-scope.js';
+import { anchorFromPath, loadScope } from './association-scope.js';
 import { countAction } from './count-action.js';
 import { bindCreateItems, createdResult, nestedOptions, writeFilter } from './create-action.js';
-import { insertLink } from './insert-link.js';
-import { writeNew } from './nested-writes.js';
 import { destroyAction } from './destroy-action.js';
 import { getAction } from './get-action.js';
 import { listAction } from './list-action.js';
 import { updateAction } from './update-action.js';
-import { writeTransaction } from './write-transaction.js';
 
 type AssociationAction = (ctx: ActionContext, relation: Relation) => Promise<ActionResult>;
 
@@ -29,7 +31,7 @@ const read = (action: typeof listAction): AssociationAction => async (ctx, relat
 const list: AssociationAction = async (ctx, relation) => {
   const anchor = anchorFromPath(ctx, relation);
   if (anchor === undefined || !ctx.request.params.paginate) return read(listAction)(ctx, relation);
-  const result = await listAction(ctx, relation.target, scopeFilter(relation, anchor));
+  const result = await listAction(ctx, relation.target, associationFilter(relation, anchor));
   const empty = result.kind === 'json' && (result.body as { data: unknown[] }).data.length === 0;
   if (empty) await loadScope(ctx, relation);
   return result;
@@ -52,26 +54,19 @@ const create: AssociationAction = async (ctx, relation) => {
   const shape = bindReadShape(target, undefined, undefined, params.appends);
   const { bulk, items } = await bindCreateItems(target, ctx.request.body, now, writeFilter(params));
   if (bulk && !relation.toMany) throw new ApiError('BODY_INVALID', `${relation.name} holds one record; create takes an object`);
-  const { dialect } = ctx.database;
   const options = nestedOptions(params, now);
-  const rows = await writeTransaction(ctx, target, async (trx) => {
-    const scope = await loadScope(ctx, relation, trx);
+  const rows = await ctx.store.write(ctx, target, async (unit) => {
+    const scope = await loadScope(ctx, relation, unit);
     const created: Row[] = [];
-    if (relation.type === 'hasOne') {
-      await trx.updateTable(target.name).set({ [relation.foreignKey.name]: null }).where((eb) => filterToSql(scope.where, eb, dialect, target.name)).execute();
-    }
+    if (relation.type === 'hasOne') await updateWhere(unit, target, { [relation.foreignKey.name]: null }, scope.where);
     for (const item of items) {
       if (relation.type === 'hasMany' || relation.type === 'hasOne') item.values.set(relation.foreignKey.name, scope.anchor);
-      const row = await writeNew(trx, ctx, target, item, options);
+      const row = await writeNew(unit, target, item, options);
       created.push(row);
       if (relation.type === 'belongsTo') {
-        await trx
-          .updateTable(relation.source.name)
-          .set({ [relation.foreignKey.name]: row[relation.targetKey!.name] })
-          .where(relation.source.primaryKey.name, '=', relation.source.primaryKey.type.toDb(scope.sourcePk, dialect))
-          .execute();
+        await setSourceKey(unit, scope, row[relation.targetKey!.name]);
       } else if (relation.type === 'belongsToMany') {
-        await insertLink(trx, ctx, relation, scope.anchor, canonical(relation.targetKey!, row[relation.targetKey!.name], dialect), undefined, now);
+        await insertLink(unit, relation, scope.anchor, canonical(relation.targetKey!, row[relation.targetKey!.name], unit.dialect), undefined, now);
       }
     }
     return created;

@@ -4,9 +4,8 @@ import { bindWriteValues, type WriteFilter, type WriteValues } from '../plan/bin
 import type { QueryParams } from '../request/query-params.js';
 import type { Collection, Row } from '../schema/collection.js';
 import { json, type ActionContext, type ActionResult } from './action-context.js';
-import { toItems } from './read-items.js';
-import { writeNew, type NestedOptions } from './nested-writes.js';
-import { writeTransaction } from './write-transaction.js';
+import { writeNew, type NestedOptions } from '../store/nested-writes.js';
+import { toItems } from '../store/read-rows.js';
 
 export const MAX_BULK_CREATE = 1000;
 
@@ -39,7 +38,7 @@ export async function bindCreateItems(collection: Collection, body: unknown, now
 
 /** The create answer: 201 with Location for one object, the array for bulk; appends embedded. */
 export async function createdResult(ctx: ActionContext, collection: Collection, shape: ReadShape, rows: Row[], bulk: boolean): Promise<ActionResult> {
-  const data = await toItems(ctx.database.db, ctx.database.dialect, collection, shape, rows);
+  const data = await toItems(ctx.store.read(ctx), collection, shape, rows);
   if (bulk) return json({ data }, 201);
   const item = data[0]!;
   return json({ data: item }, 201, { location: ctx.itemUrl(collection.name, item[collection.key.name]) });
@@ -53,13 +52,13 @@ export async function createAction(ctx: ActionContext, collection: Collection): 
   const { bulk, items } = await bindCreateItems(collection, ctx.request.body, now, writeFilter(params));
   const options = nestedOptions(params, now);
   // One flat row is one INSERT … RETURNING: atomic without a transaction (MySQL reads it back, so it keeps one).
-  const single = items.length === 1 && items[0]!.associations.size === 0 && items[0]!.sortFields.length === 0 && ctx.database.dialect !== 'mysql';
-  const rows = await writeTransaction(
+  const single = items.length === 1 && items[0]!.associations.size === 0 && items[0]!.sortFields.length === 0 && ctx.store.traits.returning;
+  const rows = await ctx.store.write(
     ctx,
     collection,
-    async (trx) => {
+    async (unit) => {
       const created: Row[] = [];
-      for (const item of items) created.push(await writeNew(trx, ctx, collection, item, options));
+      for (const item of items) created.push(await writeNew(unit, collection, item, options));
       return created;
     },
     single,

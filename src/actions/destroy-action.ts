@@ -1,23 +1,15 @@
 import { ApiError } from '../errors/api-error.js';
 import { TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
 import type { Collection } from '../schema/collection.js';
-import { filterToSql } from '../sql/filter-sql.js';
+import { deleteWhere } from '../store/write-rows.js';
 import { json, type ActionContext, type ActionResult } from './action-context.js';
 import { bindTarget, requireTarget } from './target-filter.js';
-import { writeTransaction } from './write-transaction.js';
 
 /** destroy: `{data: n}` rows deleted; one named key that does not exist is 404. */
 export async function destroyAction(ctx: ActionContext, collection: Collection, scope: FilterNode = TRUE_NODE, scopeIsTarget = false): Promise<ActionResult> {
   const target = bindTarget(ctx.request, collection, scope, scopeIsTarget);
   requireTarget(target);
-  const { dialect } = ctx.database;
-  const deleted = await writeTransaction(ctx, collection, async (trx) => {
-    const result = await trx
-      .deleteFrom(collection.name)
-      .where((eb) => filterToSql(target.where, eb, dialect, collection.name))
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
-  });
+  const deleted = (await ctx.store.write(ctx, collection, (unit) => deleteWhere(unit, collection, target.where))).length;
   if (target.single && deleted === 0) throw new ApiError('RECORD_NOT_FOUND', `no ${collection.name} record matches`);
   return json({ data: deleted });
 }

@@ -3,9 +3,8 @@ import { bindReadShape } from '../plan/bind-read-shape.js';
 import { bindSort } from '../plan/bind-sort.js';
 import { TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
 import type { Collection } from '../schema/collection.js';
-import { selectRows } from '../sql/select-rows.js';
+import { readRows, selectedFields, toItems } from '../store/read-rows.js';
 import { json, type ActionContext, type ActionResult } from './action-context.js';
-import { selectedFields, toItems } from './read-items.js';
 import { bindTarget, requireTarget } from './target-filter.js';
 
 export async function getAction(ctx: ActionContext, collection: Collection, scope: FilterNode = TRUE_NODE, scopeIsTarget = false): Promise<ActionResult> {
@@ -16,9 +15,9 @@ export async function getAction(ctx: ActionContext, collection: Collection, scop
   const shape = bindReadShape(collection, params.fields, params.except, params.appends);
   // One key names at most one row: no order to compute.
   const order = target.keys !== undefined ? [] : bindSort(collection, params.sort);
-  const { db, dialect } = ctx.database;
-  const rows = await selectRows(db, dialect, { collection, where: target.where, select: selectedFields(shape), order, limit: 1 });
+  const unit = ctx.store.read(ctx);
+  const rows = await readRows(unit, { collection, where: target.where, select: selectedFields(shape), order, limit: 1 });
   if (rows.length === 0) throw new ApiError('RECORD_NOT_FOUND', `no ${collection.name} record matches`);
-  const [item] = await toItems(db, dialect, collection, shape, rows);
+  const [item] = await toItems(unit, collection, shape, rows);
   return json({ data: item });
 }

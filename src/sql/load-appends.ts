@@ -2,7 +2,9 @@ import { sql } from 'kysely';
 import { linkColumns, type AppendNode } from '../plan/bind-read-shape.js';
 import type { Field, Item, Row } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
-import type { Executor } from './select-rows.js';
+import { TRUE_NODE } from '../plan/filter-node.js';
+import { filterToSql } from './filter-sql.js';
+import { UNSCOPED, type Executor, type RelatedScope } from './select-rows.js';
 
 /** Keys per IN list; a level of appends takes one statement per this many parent keys. */
 export const APPEND_KEYS_PER_QUERY = 5000;
@@ -20,13 +22,14 @@ const keyText = (value: unknown): string => String(value);
  * Embeds the associations of `nodes` into `items` (decoded from `rows`, same order): one
  * query per association per level over all parent keys, then the same for the next level.
  */
-export async function loadAppends(db: Executor, dialect: Dialect, rows: Row[], items: Item[], nodes: AppendNode[]): Promise<void> {
+export async function loadAppends(db: Executor, dialect: Dialect, rows: Row[], items: Item[], nodes: AppendNode[], related: RelatedScope = UNSCOPED): Promise<void> {
   for (const node of nodes) {
     const { relation } = node;
     const target = relation.target;
     const parentColumn = relation.type === 'belongsTo' ? relation.foreignKey : relation.sourceKey!;
     const keys = [...new Map(rows.map((row) => [keyText(row[parentColumn.name]), row[parentColumn.name]])).values()].filter((key) => key !== null && key !== undefined);
     const needed: Field[] = [...new Set([...node.output, ...linkColumns({ appends: node.children }), target.primaryKey])];
+    const scope = related(target);
     const childRows: Row[] = [];
     for (const part of chunks(keys, APPEND_KEYS_PER_QUERY)) {
       if (part.length === 0) continue;
@@ -42,10 +45,11 @@ export async function loadAppends(db: Executor, dialect: Dialect, rows: Row[], i
         const column = relation.type === 'belongsTo' ? relation.targetKey! : relation.foreignKey;
         query = query.select(sql.ref(`${t}.${column.name}`).as(LINK)).where(`${t}.${column.name}`, 'in', part);
       }
+      if (scope !== TRUE_NODE) query = query.where((eb) => filterToSql(scope, eb, dialect, t));
       childRows.push(...((await query.orderBy(`${t}.${target.primaryKey.name}`).execute()) as Row[]));
     }
     const childItems = childRows.map((row) => target.decode(row, node.output));
-    if (node.children.length > 0) await loadAppends(db, dialect, childRows, childItems, node.children);
+    if (node.children.length > 0) await loadAppends(db, dialect, childRows, childItems, node.children, related);
     const grouped = new Map<string, Item[]>();
     childRows.forEach((row, index) => {
       const key = keyText(row[LINK]);

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { expressionBuilder, sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DynamicDb } from '../db/database.js';
 import type { SortTerm } from '../plan/bind-sort.js';
 import { TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
@@ -12,11 +12,22 @@ import { runShape } from './query-cache.js';
 /** Where a query runs: the pool, or a transaction (a Transaction is a Kysely too). */
 export type Executor = Kysely<DynamicDb>;
 
+/** The scope filter of a collection reached through an association (TRUE when unrestricted). */
+export type RelatedScope = (collection: Collection) => FilterNode;
+
+export const UNSCOPED: RelatedScope = () => TRUE_NODE;
+
+/** ` and <scope>` over `alias` inside a subquery, or nothing when the collection is unrestricted. */
+function scopeCondition(scope: FilterNode, dialect: Dialect, alias: string): RawBuilder<unknown> {
+  if (scope === TRUE_NODE) return sql``;
+  return sql` and ${filterToSql(scope, expressionBuilder<DynamicDb, string>(), dialect, alias)}`;
+}
+
 /**
  * The value a sort term orders by: a column, or for `author.name` a scalar subquery through
  * the to-one relations (one row at most, so the outer rows are never repeated).
  */
-function sortValue(term: SortTerm, table: string) {
+function sortValue(term: SortTerm, table: string, dialect: Dialect, related: RelatedScope) {
   const path = term.path ?? [];
   const build = (index: number, outer: string): RawBuilder<unknown> => {
     if (index === path.length) return sql`${sql.ref(`${outer}.${term.field.name}`)}`;
@@ -24,18 +35,19 @@ function sortValue(term: SortTerm, table: string) {
     const alias = `s${index + 1}`;
     const inner = build(index + 1, alias);
     const target = sql.table(relation.target.name);
+    const scope = scopeCondition(related(relation.target), dialect, alias);
     if (relation.type === 'belongsTo') {
-      return sql`(select ${inner} from ${target} as ${sql.id(alias)} where ${sql.ref(`${alias}.${relation.targetKey!.name}`)} = ${sql.ref(`${outer}.${relation.foreignKey.name}`)})`;
+      return sql`(select ${inner} from ${target} as ${sql.id(alias)} where ${sql.ref(`${alias}.${relation.targetKey!.name}`)} = ${sql.ref(`${outer}.${relation.foreignKey.name}`)}${scope})`;
     }
-    return sql`(select ${inner} from ${target} as ${sql.id(alias)} where ${sql.ref(`${alias}.${relation.foreignKey.name}`)} = ${sql.ref(`${outer}.${relation.sourceKey!.name}`)} order by ${sql.ref(`${alias}.${relation.target.primaryKey.name}`)} limit 1)`;
+    return sql`(select ${inner} from ${target} as ${sql.id(alias)} where ${sql.ref(`${alias}.${relation.foreignKey.name}`)} = ${sql.ref(`${outer}.${relation.sourceKey!.name}`)}${scope} order by ${sql.ref(`${alias}.${relation.target.primaryKey.name}`)} limit 1)`;
   };
   return build(0, table);
 }
 
 /** ORDER BY terms with NULLs last in both directions on every dialect. */
-function orderTerms(order: readonly SortTerm[], dialect: Dialect, table: string) {
+function orderTerms(order: readonly SortTerm[], dialect: Dialect, table: string, related: RelatedScope) {
   return order.flatMap((term) => {
-    const value = sortValue(term, table);
+    const value = sortValue(term, table, dialect, related);
     const direction = term.desc ? sql`desc` : sql`asc`;
     const nullable = term.field.nullable || (term.path?.length ?? 0) > 0;
     if (!nullable) return [sql`${value} ${direction}`];
@@ -45,11 +57,11 @@ function orderTerms(order: readonly SortTerm[], dialect: Dialect, table: string)
   });
 }
 
-export function selectQuery(db: Executor, dialect: Dialect, plan: ReadPlan) {
+export function selectQuery(db: Executor, dialect: Dialect, plan: ReadPlan, related: RelatedScope = UNSCOPED) {
   let query = db.selectFrom(plan.collection.name).select(plan.select.map((field) => field.name));
   // No WHERE at all when nothing filters: SQLite counts a whole table from its b-tree only then.
   if (plan.where !== TRUE_NODE) query = query.where((eb) => filterToSql(plan.where, eb, dialect, plan.collection.name));
-  for (const term of orderTerms(plan.order, dialect, plan.collection.name)) query = query.orderBy(term);
+  for (const term of orderTerms(plan.order, dialect, plan.collection.name, related)) query = query.orderBy(term);
   // A literal LIMIT (a validated integer): SQLite runs `limit ?` about 3x slower on a key lookup.
   if (plan.limit !== undefined) query = query.limit(sql.lit(plan.limit));
   if (plan.offset !== undefined && plan.offset > 0) query = query.offset(plan.offset);
@@ -57,19 +69,37 @@ export function selectQuery(db: Executor, dialect: Dialect, plan: ReadPlan) {
 }
 
 /** The shape of a read plan and its parameters in binding order (where, limit, offset). */
-function planShape(plan: ReadPlan, dialect: Dialect): { shape: string; params: unknown[] } {
+function planShape(plan: ReadPlan, dialect: Dialect, related: RelatedScope): { shape: string; params: unknown[] } {
   const params: unknown[] = [];
   const where = filterShape(plan.where, dialect, params);
-  const order = plan.order.map((term) => `${(term.path ?? []).map((r) => `${r.name}.`).join('')}${term.field.name}${term.desc ? '-' : '+'}`).join(',');
+  const order = plan.order.map((term) => `${(term.path ?? []).map((r) => `${r.name}.`).join('')}${term.field.name}${term.desc ? '-' : '+'}${pathScopeShape(term, dialect, related, params)}`).join(',');
   const hasOffset = plan.offset !== undefined && plan.offset > 0;
   if (hasOffset) params.push(plan.offset);
   const select = plan.select.map((field) => field.name).join(',');
   return { shape: `s|${select}|${where}|${order}|${plan.limit ?? ''}|${hasOffset}`, params };
 }
 
-export async function selectRows(db: Executor, dialect: Dialect, plan: ReadPlan): Promise<Row[]> {
-  const { shape, params } = planShape(plan, dialect);
-  return runShape<Row>(db, plan.collection, shape, params, () => selectQuery(db, dialect, plan));
+/**
+ * The shapes and parameters of the scopes inside a sort term's subqueries, in binding order:
+ * the innermost subquery sits in its parent's select list, so it binds first; MySQL repeats
+ * a nullable term (`value is null`, `value`), so its values bind twice.
+ */
+function pathScopeShape(term: SortTerm, dialect: Dialect, related: RelatedScope, params: unknown[]): string {
+  const path = term.path ?? [];
+  if (path.length === 0) return '';
+  const termParams: unknown[] = [];
+  const shapes = [...path].reverse().map((relation) => {
+    const scope = related(relation.target);
+    return scope === TRUE_NODE ? '' : filterShape(scope, dialect, termParams);
+  });
+  params.push(...termParams);
+  if (dialect === 'mysql') params.push(...termParams);
+  return shapes.some((shape) => shape !== '') ? `[${shapes.join(';')}]` : '';
+}
+
+export async function selectRows(db: Executor, dialect: Dialect, plan: ReadPlan, related: RelatedScope = UNSCOPED): Promise<Row[]> {
+  const { shape, params } = planShape(plan, dialect, related);
+  return runShape<Row>(db, plan.collection, shape, params, () => selectQuery(db, dialect, plan, related));
 }
 
 export async function countRows(db: Executor, dialect: Dialect, collection: Collection, where: FilterNode): Promise<number> {

@@ -1,0 +1,63 @@
+import { ApiError } from '../errors/api-error.js';
+import { parseKeys } from '../plan/bind-keys.js';
+import { FALSE_NODE, type FilterNode } from '../plan/filter-node.js';
+import type { Relation, Row } from '../schema/collection.js';
+import { DIALECT_TRAITS } from '../sql/dialect-traits.js';
+import { filterToSql } from '../sql/filter-sql.js';
+import { runShape } from '../sql/query-cache.js';
+import { filterShape } from '../sql/filter-shape.js';
+import { canonical } from './canonical.js';
+import type { UnitOfWork } from './unit-of-work.js';
+
+/** The rows of one association of one source item. */
+export interface AssociationSource {
+  relation: Relation;
+  /** The source item's primary key (to change a belongsTo key column). */
+  sourcePk: unknown;
+  /** The value the relation hangs on: the belongsTo key column, else the source's sourceKey. */
+  anchor: unknown;
+  /** Target rows inside the association. */
+  where: FilterNode;
+}
+
+/**
+ * Reads the source item named in the path (inside the caller's scope of the source
+ * collection); a missing one is 404, so nothing leaks across sources. Inside a write
+ * transaction the source row is locked first, so writes to one source's association run one
+ * after the other: two concurrent hasOne creates cannot both stay linked, and two concurrent
+ * adds of one key do not both insert a through row. (SQLite serialises writers itself.)
+ */
+export async function loadSource(unit: UnitOfWork, relation: Relation, sourceKey: string): Promise<AssociationSource> {
+  const { source } = relation;
+  const { dialect } = unit;
+  const [key] = parseKeys(source, sourceKey);
+  const anchorField = relation.type === 'belongsTo' ? relation.foreignKey : relation.sourceKey!;
+  const columns = [...new Set([source.primaryKey.name, anchorField.name])];
+  const where = unit.where(source, { kind: 'compare', field: source.key, op: 'eq', value: key });
+  const params: unknown[] = [];
+  const whereShape = filterShape(where, dialect, params);
+  const lock = unit.db.isTransaction && DIALECT_TRAITS[dialect].rowLocks;
+  const shape = `scope|${columns.join(',')}|${whereShape}|${lock}`;
+  const build = () => {
+    const query = unit.db.selectFrom(source.name).select(columns).where((eb) => filterToSql(where, eb, dialect, source.name));
+    return lock ? query.forUpdate() : query;
+  };
+  const [row] = await runShape<Row>(unit.db, source, shape, params, build);
+  if (row === undefined) throw new ApiError('RECORD_NOT_FOUND', `no ${source.name} record ${sourceKey}`);
+  const anchor = canonical(anchorField, row[anchorField.name], dialect);
+  return { relation, sourcePk: canonical(source.primaryKey, row[source.primaryKey.name], dialect), anchor, where: associationFilter(relation, anchor) };
+}
+
+/** The target rows of the association of the source whose anchor value is `anchor`. */
+export function associationFilter(relation: Relation, anchor: unknown): FilterNode {
+  if (anchor === null) return FALSE_NODE;
+  switch (relation.type) {
+    case 'belongsTo':
+      return { kind: 'compare', field: relation.targetKey!, op: 'eq', value: anchor };
+    case 'hasOne':
+    case 'hasMany':
+      return { kind: 'compare', field: relation.foreignKey, op: 'eq', value: anchor };
+    case 'belongsToMany':
+      return { kind: 'linkedThrough', relation, value: anchor };
+  }
+}

@@ -1,0 +1,30 @@
+import { sql } from 'kysely';
+import { bindWriteValues, toDbRow, type WriteValues } from '../plan/bind-write-values.js';
+import type { Collection, Relation, Row } from '../schema/collection.js';
+import { insertRow } from '../sql/insert-row.js';
+import type { UnitOfWork } from './unit-of-work.js';
+
+/** Inserts bound items in the unit's transaction, filling `sort` fields with max + 1; each is recorded as created. */
+export async function insertItems(unit: UnitOfWork, collection: Collection, items: WriteValues[]): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const { values, sortFields } of items) {
+    for (const name of sortFields) {
+      const top = await unit.db.selectFrom(collection.name).select(sql<unknown>`max(${sql.ref(name)})`.as('top')).executeTakeFirst();
+      values.set(name, Number(top?.top ?? 0) + 1);
+    }
+    const row = await insertRow(unit.db, unit.dialect, collection, toDbRow(collection, values, unit.dialect));
+    unit.record(collection, 'created', row);
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** One row of a belongsToMany through collection, with its own fields when given. */
+export async function insertLink(unit: UnitOfWork, relation: Relation, anchor: unknown, targetValue: unknown, extra: unknown, now: Date): Promise<Row> {
+  const through = relation.through!;
+  const { values } = await bindWriteValues(through, extra ?? {}, 'create', now);
+  values.set(relation.foreignKey.name, anchor);
+  values.set(relation.otherKey!.name, targetValue);
+  const [row] = await insertItems(unit, through, [{ values, associations: new Map(), sortFields: [] }]);
+  return row!;
+}

@@ -1,0 +1,81 @@
+import { Readable } from 'node:stream';
+import { linkColumns, type ReadShape } from '../plan/bind-read-shape.js';
+import type { ReadPlan } from '../plan/read-plan.js';
+import type { Collection, Item, Row } from '../schema/collection.js';
+import { loadAppends } from '../sql/load-appends.js';
+import { countRows as countQuery, selectQuery, selectRows } from '../sql/select-rows.js';
+import type { FilterNode } from '../plan/filter-node.js';
+import type { UnitOfWork } from './unit-of-work.js';
+
+/** Rows fetched per round trip when streaming `paginate=false`; appends load per batch. */
+export const STREAM_CHUNK_ROWS = 500;
+
+/** The plan with the caller's scope ANDed into its filter. */
+function scopedPlan(unit: UnitOfWork, plan: ReadPlan): ReadPlan {
+  return { ...plan, where: unit.where(plan.collection, plan.where) };
+}
+
+/** Rows of a read plan, inside the caller's scopes (filter, association paths, sort subqueries). */
+export function readRows(unit: UnitOfWork, plan: ReadPlan): Promise<Row[]> {
+  return selectRows(unit.db, unit.dialect, scopedPlan(unit, plan), unit.scopeOf);
+}
+
+/** How many rows of `collection` match `where` inside the caller's scope. */
+export function countRows(unit: UnitOfWork, collection: Collection, where: FilterNode): Promise<number> {
+  return countQuery(unit.db, unit.dialect, collection, unit.where(collection, where));
+}
+
+/** Decodes rows to items and embeds their appends (each appended collection read inside its scope). */
+export async function toItems(unit: UnitOfWork, collection: Collection, shape: ReadShape, rows: Row[]): Promise<Item[]> {
+  const items = rows.map((row) => collection.decode(row, shape.output));
+  if (shape.appends.length > 0) await loadAppends(unit.db, unit.dialect, rows, items, shape.appends, unit.scopeOf);
+  return items;
+}
+
+/** The columns a read selects: the output plus the keys its appends link by. */
+export function selectedFields(shape: ReadShape): ReadPlan['select'] {
+  return [...new Set([...shape.output, ...linkColumns(shape)])];
+}
+
+/**
+ * `{"data":[…]}` written batch by batch: memory stays flat whatever the size. PostgreSQL and
+ * MySQL read through a cursor on one pooled connection. SQLite has one connection, which a
+ * cursor would hold for the whole response (blocking every other request behind a slow
+ * client), and appends need that connection between batches: there, and whenever appends are
+ * embedded, the rows are read a page at a time instead.
+ */
+export function streamItems(unit: UnitOfWork, readPlan: ReadPlan, shape: ReadShape): Readable {
+  const plan = scopedPlan(unit, readPlan);
+  const { db, dialect } = unit;
+  async function* batches(): AsyncGenerator<Row[]> {
+    if (dialect === 'sqlite' || shape.appends.length > 0) {
+      for (let offset = 0; ; offset += STREAM_CHUNK_ROWS) {
+        const rows = await selectRows(db, dialect, { ...plan, limit: STREAM_CHUNK_ROWS, offset }, unit.scopeOf);
+        if (rows.length > 0) yield rows;
+        if (rows.length < STREAM_CHUNK_ROWS) return;
+      }
+    }
+    let batch: Row[] = [];
+    for await (const row of selectQuery(db, dialect, plan, unit.scopeOf).stream(STREAM_CHUNK_ROWS)) {
+      batch.push(row as Row);
+      if (batch.length >= STREAM_CHUNK_ROWS) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield batch;
+  }
+  async function* chunks(): AsyncGenerator<string> {
+    yield '{"data":[';
+    let first = true;
+    for await (const rows of batches()) {
+      for (const item of await toItems(unit, plan.collection, shape, rows)) {
+        const text = JSON.stringify(item);
+        yield first ? text : `,${text}`;
+        first = false;
+      }
+    }
+    yield ']}';
+  }
+  return Readable.from(chunks(), { objectMode: false });
+}

@@ -1,0 +1,166 @@
+import type { Database } from '../db/database.js';
+import { classifyDriverError } from '../db/driver-error.js';
+import { ApiError } from '../errors/api-error.js';
+import type { Collection } from '../schema/collection.js';
+import { indexName } from '../schema/index-name.js';
+import { DIALECT_TRAITS, type DialectTraits } from '../sql/dialect-traits.js';
+import { NO_SCOPES, type ScopeProvider, type Scopes } from './scope.js';
+import { UnitOfWork, type CommitHook } from './unit-of-work.js';
+
+/** Attempts of a write whose transaction hit a deadlock or serialization failure. */
+export const WRITE_ATTEMPTS = 3;
+
+/** Where a unit's hook failures are logged. */
+export interface StoreLog {
+  error(object: object, message: string): void;
+}
+
+/** Who a unit of work serves: the request id (for logs) and the caller's scopes. */
+export interface UnitCaller {
+  readonly request: { readonly id: string };
+  readonly scopes: Scopes;
+  readonly log: StoreLog;
+}
+
+export interface StoreOptions {
+  /** The scopes of each request; none means every collection is unrestricted. */
+  readonly scopes?: ScopeProvider;
+}
+
+/**
+ * The one data-access layer: every statement on collection rows runs in a unit of work it
+ * hands out. Created once per app from the Database.
+ */
+export class Store {
+  readonly #beforeCommit: CommitHook[] = [];
+  readonly #afterCommit: CommitHook[] = [];
+
+  constructor(
+    readonly database: Database,
+    readonly options: StoreOptions = {},
+  ) {}
+
+  /** What the database can do (RETURNING, row locks), for plans that choose a fast path. */
+  get traits(): DialectTraits {
+    return DIALECT_TRAITS[this.database.dialect];
+  }
+
+  /** The scopes of one request, from the configured provider. */
+  scopesFor(...args: Parameters<ScopeProvider>): Scopes {
+    return this.options.scopes?.(...args) ?? NO_SCOPES;
+  }
+
+  /** A hook for every write unit, inside its transaction. Returns a function that removes it. */
+  beforeCommit(hook: CommitHook): () => void {
+    return register(this.#beforeCommit, hook);
+  }
+
+  /** A hook for every write unit that committed and changed something. Returns a function that removes it. */
+  afterCommit(hook: CommitHook): () => void {
+    return register(this.#afterCommit, hook);
+  }
+
+  /** A read unit: statements run on the pool (SQLite's direct reads stay possible). */
+  read(caller: UnitCaller): UnitOfWork {
+    return new UnitOfWork(this.database.db, this.database.dialect, caller.scopes, caller.request.id);
+  }
+
+  /**
+   * Runs a write in one unit of work (one transaction) and turns constraint errors into
+   * client errors naming the field. A deadlock rolls back and runs again (up to
+   * WRITE_ATTEMPTS, each with a fresh unit), then is 409 WRITE_CONFLICT. Anything else
+   * propagates (and becomes a logged 500 or 503). `beforeCommit` hooks run inside the
+   * transaction; `afterCommit` hooks after it committed (their failures are logged: the data
+   * is in). A rolled-back unit calls neither.
+   */
+  async write<T>(
+    caller: UnitCaller,
+    collection: Collection,
+    work: (unit: UnitOfWork) => Promise<T>,
+    /** The work is one statement, atomic by itself: skip BEGIN/COMMIT (two round trips) unless a beforeCommit hook needs the transaction. */
+    singleStatement = false,
+  ): Promise<T> {
+    const { db, dialect } = this.database;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        let unit!: UnitOfWork;
+        let result: T;
+        if (singleStatement && this.#beforeCommit.length === 0) {
+          unit = new UnitOfWork(db, dialect, caller.scopes, caller.request.id);
+          result = await work(unit);
+          // Registered by the work itself: the statement has committed already.
+          for (const hook of unit.hooks().before) await hook(unit.changes, unit);
+        } else {
+          result = await db.transaction().execute(async (trx) => {
+            unit = new UnitOfWork(trx, dialect, caller.scopes, caller.request.id);
+            const value = await work(unit);
+            for (const hook of [...this.#beforeCommit, ...unit.hooks().before]) await hook(unit.changes, unit);
+            return value;
+          });
+        }
+        await this.#committed(caller, unit);
+        return result;
+      } catch (error) {
+        if (!(error instanceof ApiError) && classifyDriverError(error, dialect).kind === 'conflict') {
+          // SQLite has already waited busy_timeout; the server dialects report deadlocks at once.
+          if (attempt < WRITE_ATTEMPTS && dialect !== 'sqlite') {
+            await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 10));
+            continue;
+          }
+          throw new ApiError('WRITE_CONFLICT', undefined, { cause: error });
+        }
+        throw mapConstraintError(error, collection, dialect) ?? error;
+      }
+    }
+  }
+
+  async #committed(caller: UnitCaller, unit: UnitOfWork): Promise<void> {
+    if (unit.changes.empty) return;
+    for (const hook of [...this.#afterCommit, ...unit.hooks().after]) {
+      try {
+        await hook(unit.changes, unit);
+      } catch (error) {
+        caller.log.error({ err: error, reqId: caller.request.id }, 'an afterCommit hook failed (the write is committed)');
+      }
+    }
+  }
+}
+
+function register(list: CommitHook[], hook: CommitHook): () => void {
+  list.push(hook);
+  return () => {
+    const index = list.indexOf(hook);
+    if (index >= 0) list.splice(index, 1);
+  };
+}
+
+function fieldOf(collection: Collection, subject: string | undefined): string | undefined {
+  if (subject === undefined) return undefined;
+  if (collection.fields.has(subject)) return subject;
+  // MySQL names the index, not the column.
+  return collection.fieldList.find((field) => indexName('uq', collection.name, field.name) === subject)?.name
+    ?? (subject === 'PRIMARY' ? collection.primaryKey.name : undefined);
+}
+
+export function mapConstraintError(error: unknown, collection: Collection, dialect: Parameters<typeof classifyDriverError>[1]): ApiError | undefined {
+  if (error instanceof ApiError) return undefined;
+  const { kind, subject } = classifyDriverError(error, dialect);
+  const field = fieldOf(collection, subject);
+  const extra = field === undefined ? { cause: error } : { cause: error, field };
+  switch (kind) {
+    case 'unique':
+      return new ApiError('UNIQUE_VIOLATION', field === undefined ? 'a record with this value already exists' : `a record with this ${field} already exists`, extra);
+    case 'notNull':
+      return new ApiError('VALIDATION_FAILED', field === undefined ? 'a required value is missing' : `${field} must not be null`, extra);
+    case 'foreignKey':
+      return new ApiError('REFERENCE_VIOLATION', undefined, extra);
+    case 'range':
+      return new ApiError('VALIDATION_FAILED', 'a value is out of range for its column', extra);
+    case 'unavailable':
+      return new ApiError('DATABASE_UNAVAILABLE', undefined, { cause: error });
+    case 'conflict':
+      return new ApiError('WRITE_CONFLICT', undefined, { cause: error });
+    case 'other':
+      return undefined;
+  }
+}

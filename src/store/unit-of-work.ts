@@ -1,0 +1,58 @@
+import type { FilterNode } from '../plan/filter-node.js';
+import type { Collection, Row } from '../schema/collection.js';
+import type { Dialect } from '../schema/types.js';
+import type { Executor } from '../sql/select-rows.js';
+import { canonical } from './canonical.js';
+import { ChangeSet, type ChangeKind } from './change-set.js';
+import { scoped, scopeWhere, type Scopes } from './scope.js';
+
+/**
+ * Runs with the change set of a unit of work: `beforeCommit` inside its transaction (an
+ * outbox insert commits or rolls back with the data), `afterCommit` once it committed.
+ */
+export type CommitHook = (changes: ChangeSet, unit: UnitOfWork) => void | Promise<void>;
+
+/**
+ * One read or one write: where its statements run (the pool, or the write's transaction),
+ * the caller's scopes, and what it changed. Every statement the store runs takes a unit.
+ */
+export class UnitOfWork {
+  readonly changes = new ChangeSet();
+  readonly #beforeCommit: CommitHook[] = [];
+  readonly #afterCommit: CommitHook[] = [];
+
+  constructor(
+    readonly db: Executor,
+    readonly dialect: Dialect,
+    readonly scopes: Scopes,
+    /** The request this unit serves, for logs. */
+    readonly requestId: string,
+  ) {}
+
+  /** `where` over `collection`, narrowed to the caller's scopes (its own and every association path's). */
+  where(collection: Collection, where: FilterNode): FilterNode {
+    return scoped(this.scopes, collection, where);
+  }
+
+  /** The scope filter of one collection alone (TRUE when unrestricted). */
+  readonly scopeOf = (collection: Collection): FilterNode => scopeWhere(this.scopes, collection);
+
+  /** Records a changed row by its key (the collection's filterTargetKey, read from the driver row). */
+  record(collection: Collection, kind: ChangeKind, row: Row): void {
+    const key = collection.key;
+    this.changes.record(collection.name, kind, canonical(key, row[key.name], this.dialect), row);
+  }
+
+  beforeCommit(hook: CommitHook): void {
+    this.#beforeCommit.push(hook);
+  }
+
+  afterCommit(hook: CommitHook): void {
+    this.#afterCommit.push(hook);
+  }
+
+  /** Hooks registered on this unit (the store adds its own). */
+  hooks(): { before: readonly CommitHook[]; after: readonly CommitHook[] } {
+    return { before: this.#beforeCommit, after: this.#afterCommit };
+  }
+}

@@ -1,0 +1,59 @@
+import { keyFilter } from '../plan/bind-keys.js';
+import { toDbRow, type WriteValues } from '../plan/bind-write-values.js';
+import type { FilterNode } from '../plan/filter-node.js';
+import type { Collection, Row } from '../schema/collection.js';
+import { filterShape } from '../sql/filter-shape.js';
+import { filterToSql } from '../sql/filter-sql.js';
+import { runShape } from '../sql/query-cache.js';
+import { selectRows } from '../sql/select-rows.js';
+import { canonical } from './canonical.js';
+import { resolveBelongsTo, writeDependents, type NestedOptions } from './nested-writes.js';
+import type { UnitOfWork } from './unit-of-work.js';
+
+/**
+ * One statement, `UPDATE … WHERE … RETURNING` the visible columns, compiled once per shape:
+ * the fast path of an update by one key with flat values (atomic by itself).
+ */
+export async function updateReturning(unit: UnitOfWork, collection: Collection, values: WriteValues['values'], where: FilterNode): Promise<Row[]> {
+  const { dialect } = unit;
+  const scoped = unit.where(collection, where);
+  const set = toDbRow(collection, values, dialect);
+  const names = Object.keys(set);
+  const params: unknown[] = names.map((name) => set[name]);
+  const statement = `u|${names.join(',')}|${filterShape(scoped, dialect, params)}`;
+  const rows = await runShape<Row>(unit.db, collection, statement, params, () =>
+    unit.db
+      .updateTable(collection.name)
+      .set(set)
+      .where((eb) => filterToSql(scoped, eb, dialect, collection.name))
+      .returning(collection.visible.map((field) => field.name)),
+  );
+  for (const row of rows) unit.record(collection, 'updated', row);
+  return rows;
+}
+
+/**
+ * The general update: the matching keys are read first (inside the caller's scope), so
+ * exactly those rows are updated, recorded and returned; nested association values are
+ * written in the same unit.
+ */
+export async function updateMatched(unit: UnitOfWork, collection: Collection, bound: WriteValues, where: FilterNode, options: NestedOptions): Promise<Row[]> {
+  const { dialect } = unit;
+  const key = collection.key;
+  const order = [{ field: key, desc: false }];
+  const matched = await selectRows(unit.db, dialect, { collection, where: unit.where(collection, where), select: [key], order }, unit.scopeOf);
+  if (matched.length === 0) return [];
+  const byKeys = keyFilter(collection, matched.map((row) => canonical(key, row[key.name], dialect)));
+  await resolveBelongsTo(unit, collection, bound, options);
+  if (bound.values.size > 0) {
+    await unit.db
+      .updateTable(collection.name)
+      .set(toDbRow(collection, bound.values, dialect))
+      .where((eb) => filterToSql(byKeys, eb, dialect, collection.name))
+      .execute();
+  }
+  const updated = await selectRows(unit.db, dialect, { collection, where: byKeys, select: collection.visible, order });
+  for (const row of updated) unit.record(collection, 'updated', row);
+  if (bound.associations.size > 0) for (const row of updated) await writeDependents(unit, collection, row, bound.associations, options);
+  return updated;
+}

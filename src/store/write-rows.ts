@@ -1,0 +1,57 @@
+import type { FilterNode } from '../plan/filter-node.js';
+import type { Collection, Field, Row } from '../schema/collection.js';
+import { DIALECT_TRAITS } from '../sql/dialect-traits.js';
+import { filterToSql } from '../sql/filter-sql.js';
+import { canonical } from './canonical.js';
+import type { UnitOfWork } from './unit-of-work.js';
+
+/**
+ * Updates the rows of `collection` matching `where` (inside the caller's scope) with the
+ * driver values `set`; returns and records the keys it changed. Where the dialect has no
+ * RETURNING, the keys are selected (and locked) first in the same transaction.
+ */
+export async function updateWhere(unit: UnitOfWork, collection: Collection, set: Row, where: FilterNode): Promise<unknown[]> {
+  const scoped = unit.where(collection, where);
+  const key = collection.key;
+  const table = collection.name;
+  const condition = (eb: Parameters<typeof filterToSql>[1]) => filterToSql(scoped, eb, unit.dialect, table);
+  let rows: Row[];
+  if (DIALECT_TRAITS[unit.dialect].returning) {
+    rows = (await unit.db.updateTable(table).set(set).where(condition).returning(key.name).execute()) as Row[];
+  } else {
+    rows = (await unit.db.selectFrom(table).select(key.name).where(condition).forUpdate().execute()) as Row[];
+    if (rows.length > 0) await unit.db.updateTable(table).set(set).where(condition).execute();
+  }
+  const keys = rows.map((row) => canonical(key, row[key.name], unit.dialect));
+  for (const value of keys) unit.changes.record(table, 'updated', value);
+  return keys;
+}
+
+/** Deletes the rows of `collection` matching `where` (inside the caller's scope); returns and records their keys. */
+export async function deleteWhere(unit: UnitOfWork, collection: Collection, where: FilterNode): Promise<unknown[]> {
+  const scoped = unit.where(collection, where);
+  const key = collection.key;
+  const table = collection.name;
+  const condition = (eb: Parameters<typeof filterToSql>[1]) => filterToSql(scoped, eb, unit.dialect, table);
+  let rows: Row[];
+  if (DIALECT_TRAITS[unit.dialect].returning) {
+    rows = (await unit.db.deleteFrom(table).where(condition).returning(key.name).execute()) as Row[];
+  } else {
+    rows = (await unit.db.selectFrom(table).select(key.name).where(condition).forUpdate().execute()) as Row[];
+    if (rows.length > 0) await unit.db.deleteFrom(table).where(condition).execute();
+  }
+  const keys = rows.map((row) => canonical(key, row[key.name], unit.dialect));
+  for (const value of keys) unit.changes.record(table, 'deleted', value);
+  return keys;
+}
+
+/** Rows of `collection` matching `where` inside the caller's scope, with `fields` selected. */
+export async function selectWhere(unit: UnitOfWork, collection: Collection, fields: readonly Field[], where: FilterNode): Promise<Row[]> {
+  const scoped = unit.where(collection, where);
+  return (await unit.db
+    .selectFrom(collection.name)
+    .select([...new Set(fields.map((field) => field.name))])
+    .where((eb) => filterToSql(scoped, eb, unit.dialect, collection.name))
+    .execute()) as Row[];
+}
+
