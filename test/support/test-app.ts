@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import { buildApp, type BuiltApp } from '../../src/app.js';
+import { buildApp, type BuildOptions, type BuiltApp } from '../../src/app.js';
 import { DEFAULT_CONFIG, type Config } from '../../src/config/config.js';
 import type { Dialect } from '../../src/schema/types.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
@@ -76,11 +76,11 @@ export interface DialectApp {
  * Registers beforeAll/afterAll that give a describe block its own database and app on one
  * dialect. Read the fields inside tests (they are set once beforeAll has run).
  */
-export function useDialectApp(dialect: Dialect, overrides: Partial<Config> = {}): DialectApp {
+export function useDialectApp(dialect: Dialect, overrides: Partial<Config> = {}, options: BuildOptions = {}): DialectApp {
   const state = {} as { api: TestApi; built: BuiltApp; database: TestDatabase };
   beforeAll(async () => {
     state.database = await createTestDatabase(dialect);
-    state.built = await buildApp(testConfig(state.database, overrides));
+    state.built = await buildApp(testConfig(state.database, overrides), options);
     state.api = apiFor(state.built);
   });
   afterAll(async () => {

@@ -1,0 +1,22 @@
+/** Raw filters, one per node kind and operator, compiled by the golden SQL tests. */
+export const CASES: [name: string, filter: unknown][] = [
+  ['compare eq', { title: 'a' }],
+  ['compare ne', { views: { $ne: 1 } }],
+  ['compare gt', { views: { $gt: 1 } }],
+  ['compare gte', { views: { $gte: 1 } }],
+  ['compare lt', { views: { $lt: 1 } }],
+  ['compare lte', { views: { $lte: 1 } }],
+  ['compare boolean', { active: true }],
+  ['compare date', { at: '2026-01-02T03:04:05.000Z' }],
+  ['isNull', { title: null }],
+  ['isNull negated', { title: { $ne: null } }],
+  ['in', { views: { $in: [1, 2] } }],
+  ['in negated', { views: { $notIn: [1, 2] } }],
+  ['and', { title: 'a', views: 1 }],
+  ['or', { $or: [{ title: 'a' }, { views: 1 }] }],
+  ['not', { $not: { title: 'a' } }],
+  ['exists belongsTo', { 'author.name': 'x' }],
+  ['exists hasMany', { 'comments.body': 'x' }],
+  ['exists belongsToMany', { 'tags.name': 'x' }],
+  ['exists nested', { 'comments.body': 'x', 'author.name': { $ne: 'y' } }],
+];
