@@ -11,6 +11,7 @@ import { drainOnShutdown } from './http/drain-on-shutdown.js';
 import { toApiError } from './http/error-body.js';
 import { checkMethod, restAction } from './http/method-rules.js';
 import { parseResourcePath } from './http/resource-path.js';
+import { renderResult } from './http/render-result.js';
 import { mergeKeys, type ApiRequest } from './request/api-request.js';
 import { parseQueryParams } from './request/query-params.js';
 import { SchemaManager } from './schema/schema-manager.js';
@@ -55,7 +56,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
   });
   const connections = drainOnShutdown(app.server);
-  const database = await openDatabase(config.database);
+  const database = await openDatabase(config.database, app.log);
   const schema = new SchemaManager(database, app.log);
   const store = new Store(database, options.store);
   try {
@@ -73,7 +74,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       });
     }
   } catch (error) {
-    await database.close().catch(() => undefined);
+    await database.close().catch((closeError: unknown) => app.log.error({ err: closeError }, 'closing the database after a failed start failed'));
     throw error;
   }
   schema.startPolling(config.schemaPollMs);
@@ -119,7 +120,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
 
   const prefix = config.apiPrefix;
-  const itemUrl = (collection: string, key: unknown): string => `${prefix}/${collection}/${encodeURIComponent(String(key))}`;
 
   const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const rawPath = request.url.split('?', 1)[0]!.slice(prefix.length + 1);
@@ -141,11 +141,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       body: request.body,
     };
     const scopes = store.scopesFor(apiRequest, snapshot);
-    const result: ActionResult = await action.run({ request: apiRequest, store, scopes, schema, snapshot, log: request.log, itemUrl });
-    reply.status(result.status);
-    if (result.kind === 'stream') return reply.type('application/json; charset=utf-8').send(result.stream);
-    if (result.headers !== undefined) reply.headers(result.headers);
-    return result.body;
+    const result: ActionResult = await action.run({ request: apiRequest, store, scopes, schema, snapshot, log: request.log });
+    return renderResult(result, reply, prefix);
   };
   app.route({ method: [...ALL_METHODS], url: `${prefix}/*`, handler: handle });
 

@@ -16,14 +16,34 @@ export interface ActionContext {
   /** The schema as it was when the request arrived. */
   readonly snapshot: SchemaSnapshot;
   readonly log: FastifyBaseLogger;
-  /** Builds the public URL of an item, for Location headers. */
-  readonly itemUrl: (collection: string, key: unknown) => string;
 }
 
-/** The result of an action; `http/` renders it. */
-export type ActionResult =
-  | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
-  | { kind: 'stream'; status: number; stream: Readable };
+/** One object of an answer: a decoded item, or a schema definition. */
+export type Data = object;
 
-export const json = (body: unknown, status = 200, headers?: Record<string, string>): ActionResult =>
-  headers === undefined ? { kind: 'json', status, body } : { kind: 'json', status, body, headers };
+/** Where a list page stands: with the total (`count`), or only whether a next page exists. */
+export type Paging = { page: number; pageSize: number; count: number } | { page: number; pageSize: number; hasNext: boolean };
+
+/**
+ * The typed result of an action; `http/render-result.ts` turns each kind into its one
+ * envelope and status, so every action maps to one response type.
+ */
+export type ActionResult =
+  /** 200 `{data: item}` */
+  | { kind: 'item'; item: Data }
+  /** 200 `{data: [items]}` */
+  | { kind: 'items'; items: Data[] }
+  /** 200 `{data: [items], meta}`: meta computed from `paging` by the renderer */
+  | { kind: 'page'; items: Data[]; paging: Paging }
+  /** 200 `{data: n}` */
+  | { kind: 'count'; n: number }
+  /** 201 `{data: item}` with Location: the path under the API prefix, one segment each */
+  | { kind: 'created'; item: Data; location: readonly string[] }
+  /** 201 `{data: [items]}` (bulk create) */
+  | { kind: 'createdMany'; items: Data[] }
+  /** 200 `{data: null}` */
+  | { kind: 'none' }
+  /** 200 `{"data": [...]}` written as it is read */
+  | { kind: 'stream'; stream: Readable };
+
+export type ResultKind = ActionResult['kind'];

@@ -33,7 +33,7 @@ const list: AssociationAction = async (ctx, relation) => {
   // A scoped source must be read: an out-of-scope source is 404 even when its list would not be empty.
   if (anchor === undefined || !ctx.request.params.paginate || ctx.scopes.has(relation.source.name)) return read(listAction)(ctx, relation);
   const result = await listAction(ctx, relation.target, associationFilter(relation, anchor));
-  const empty = result.kind === 'json' && (result.body as { data: unknown[] }).data.length === 0;
+  const empty = result.kind === 'page' && result.items.length === 0;
   if (empty) await loadScope(ctx, relation);
   return result;
 };

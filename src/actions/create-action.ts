@@ -3,7 +3,7 @@ import { bindReadShape, type ReadShape } from '../plan/bind-read-shape.js';
 import { bindWriteValues, type WriteFilter, type WriteValues } from '../plan/bind-write-values.js';
 import type { QueryParams } from '../request/query-params.js';
 import type { Collection, Row } from '../schema/collection.js';
-import { json, type ActionContext, type ActionResult } from './action-context.js';
+import { type ActionContext, type ActionResult } from './action-context.js';
 import { writeNew, type NestedOptions } from '../store/nested-writes.js';
 import { toItems } from '../store/read-rows.js';
 
@@ -39,9 +39,9 @@ export async function bindCreateItems(collection: Collection, body: unknown, now
 /** The create answer: 201 with Location for one object, the array for bulk; appends embedded. */
 export async function createdResult(ctx: ActionContext, collection: Collection, shape: ReadShape, rows: Row[], bulk: boolean): Promise<ActionResult> {
   const data = await toItems(ctx.store.read(ctx), collection, shape, rows);
-  if (bulk) return json({ data }, 201);
+  if (bulk) return { kind: 'createdMany', items: data };
   const item = data[0]!;
-  return json({ data: item }, 201, { location: ctx.itemUrl(collection.name, item[collection.key.name]) });
+  return { kind: 'created', item, location: [collection.name, String(item[collection.key.name])] };
 }
 
 /** create: one object (201 + Location) or an array (bulk), with nested association values, all or nothing. */

@@ -2,7 +2,7 @@ import { ApiError } from '../errors/api-error.js';
 import { TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
 import type { Collection } from '../schema/collection.js';
 import { deleteWhere } from '../store/write-rows.js';
-import { json, type ActionContext, type ActionResult } from './action-context.js';
+import { type ActionContext, type ActionResult } from './action-context.js';
 import { bindTarget, requireTarget } from './target-filter.js';
 
 /** destroy: `{data: n}` rows deleted; one named key that does not exist is 404. */
@@ -11,5 +11,5 @@ export async function destroyAction(ctx: ActionContext, collection: Collection, 
   requireTarget(target);
   const deleted = (await ctx.store.write(ctx, collection, (unit) => deleteWhere(unit, collection, target.where))).length;
   if (target.single && deleted === 0) throw new ApiError('RECORD_NOT_FOUND', `no ${collection.name} record matches`);
-  return json({ data: deleted });
+  return { kind: 'count', n: deleted };
 }

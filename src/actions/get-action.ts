@@ -4,7 +4,7 @@ import { bindSort } from '../plan/bind-sort.js';
 import { TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
 import type { Collection } from '../schema/collection.js';
 import { readRows, selectedFields, toItems } from '../store/read-rows.js';
-import { json, type ActionContext, type ActionResult } from './action-context.js';
+import { type ActionContext, type ActionResult } from './action-context.js';
 import { bindTarget, requireTarget } from './target-filter.js';
 
 export async function getAction(ctx: ActionContext, collection: Collection, scope: FilterNode = TRUE_NODE, scopeIsTarget = false): Promise<ActionResult> {
@@ -19,5 +19,5 @@ export async function getAction(ctx: ActionContext, collection: Collection, scop
   const rows = await readRows(unit, { collection, where: target.where, select: selectedFields(shape), order, limit: 1 });
   if (rows.length === 0) throw new ApiError('RECORD_NOT_FOUND', `no ${collection.name} record matches`);
   const [item] = await toItems(unit, collection, shape, rows);
-  return json({ data: item });
+  return { kind: 'item', item: item! };
 }

@@ -3,7 +3,7 @@ import { parseKeys } from '../plan/bind-keys.js';
 import type { KeyInput } from '../request/query-params.js';
 import type { Relation } from '../schema/collection.js';
 import { linkToMany, linkToOne, type LinkItem, type LinkMode } from '../store/links.js';
-import { json, type ActionContext, type ActionResult } from './action-context.js';
+import { type ActionContext, type ActionResult } from './action-context.js';
 import { loadScope } from './association-scope.js';
 
 export const MAX_LINK_KEYS = 1000;
@@ -56,7 +56,7 @@ const linkAction = (mode: LinkMode) => async (ctx: ActionContext, relation: Rela
     if (relation.toMany) await linkToMany(unit, source, items, mode);
     else await linkToOne(unit, source, items, mode);
   });
-  return json({ data: null });
+  return { kind: 'none' };
 };
 
 export const LINK_ACTIONS = {

@@ -1,13 +1,14 @@
 import { ApiError } from '../errors/api-error.js';
 import type { CollectionDef, FieldDef, RelationDef } from '../schema/types.js';
-import { json, type ActionContext, type ActionResult } from './action-context.js';
+import type { ActionContext, ActionResult, Data } from './action-context.js';
+
+const item = (data: Data): ActionResult => ({ kind: 'item', item: data });
 
 /** Schema lists are small (the definitions are in memory); they page like any list. */
-function page<T>(ctx: ActionContext, items: T[]): ActionResult {
+function page(ctx: ActionContext, items: Data[]): ActionResult {
   const { page: p, pageSize, paginate } = ctx.request.params;
-  if (!paginate) return json({ data: items });
-  const count = items.length;
-  return json({ data: items.slice((p - 1) * pageSize, p * pageSize), meta: { count, page: p, pageSize, totalPage: Math.ceil(count / pageSize) } });
+  if (!paginate) return { kind: 'items', items };
+  return { kind: 'page', items: items.slice((p - 1) * pageSize, p * pageSize), paging: { page: p, pageSize, count: items.length } };
 }
 
 function singleKey(ctx: ActionContext, what: string): string {
@@ -49,15 +50,15 @@ export const collectionsActions = {
     const defs = ctx.schema.snapshot.defs.filter((def) => keys === undefined || keys.has(def.name));
     return page(ctx, defs.map(publicCollection));
   },
-  get: async (ctx: ActionContext) => json({ data: publicCollection(findCollection(ctx, singleKey(ctx, 'collection'))) }),
+  get: async (ctx: ActionContext) => item(publicCollection(findCollection(ctx, singleKey(ctx, 'collection')))),
   create: async (ctx: ActionContext) => {
     const def = await ctx.schema.createCollection(ctx.request.body);
-    return json({ data: publicCollection(def) }, 201, { location: ctx.itemUrl('collections', def.name) });
+    return { kind: 'created', item: publicCollection(def), location: ['collections', def.name] };
   },
-  update: async (ctx: ActionContext) => json({ data: publicCollection(await ctx.schema.updateCollection(singleKey(ctx, 'collection'), ctx.request.body ?? {})) }),
+  update: async (ctx: ActionContext) => item(publicCollection(await ctx.schema.updateCollection(singleKey(ctx, 'collection'), ctx.request.body ?? {}))),
   destroy: async (ctx: ActionContext) => {
     await ctx.schema.dropCollection(singleKey(ctx, 'collection'), ctx.request.params.cascade);
-    return json({ data: 1 });
+    return { kind: 'count', n: 1 };
   },
 } satisfies Record<string, (ctx: ActionContext) => Promise<ActionResult>>;
 
@@ -77,18 +78,18 @@ export const fieldsActions = {
     const keys = keysOf(ctx);
     return page(ctx, fieldsOf(findCollection(ctx, sourceName(ctx))).filter((field) => keys === undefined || keys.has(field.name)));
   },
-  get: async (ctx: ActionContext) => json({ data: findField(ctx) }),
+  get: async (ctx: ActionContext) => item(findField(ctx)),
   create: async (ctx: ActionContext) => {
     const field = await ctx.schema.createField(sourceName(ctx), ctx.request.body);
-    return json({ data: field }, 201, { location: `${ctx.itemUrl('collections', sourceName(ctx))}/fields/${encodeURIComponent(field.name)}` });
+    return { kind: 'created', item: field, location: ['collections', sourceName(ctx), 'fields', field.name] };
   },
   update: async (ctx: ActionContext) => {
     findField(ctx);
-    return json({ data: await ctx.schema.updateField(sourceName(ctx), singleKey(ctx, 'field'), ctx.request.body ?? {}) });
+    return item(await ctx.schema.updateField(sourceName(ctx), singleKey(ctx, 'field'), ctx.request.body ?? {}));
   },
   destroy: async (ctx: ActionContext) => {
     findField(ctx);
     await ctx.schema.dropField(sourceName(ctx), singleKey(ctx, 'field'));
-    return json({ data: 1 });
+    return { kind: 'count', n: 1 };
   },
 } satisfies Record<string, (ctx: ActionContext) => Promise<ActionResult>>;

@@ -5,7 +5,7 @@ import { TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
 import type { Collection } from '../schema/collection.js';
 import { toItems } from '../store/read-rows.js';
 import { updateMatched, updateReturning } from '../store/update-rows.js';
-import { json, type ActionContext, type ActionResult } from './action-context.js';
+import { type ActionContext, type ActionResult } from './action-context.js';
 import { nestedOptions, writeFilter } from './create-action.js';
 import { bindTarget, requireTarget } from './target-filter.js';
 
@@ -28,13 +28,13 @@ export async function updateAction(ctx: ActionContext, collection: Collection, s
     const rows = await ctx.store.write(ctx, collection, (unit) => updateReturning(unit, collection, bound.values, target.where), true);
     if (rows[0] === undefined) throw new ApiError('RECORD_NOT_FOUND', `no ${collection.name} record matches`);
     const [item] = await toItems(ctx.store.read(ctx), collection, shape, rows);
-    return json({ data: item });
+    return { kind: 'item', item: item! };
   }
   const rows = await ctx.store.write(ctx, collection, (unit) => updateMatched(unit, collection, bound, target.where, options));
   const data = await toItems(ctx.store.read(ctx), collection, shape, rows);
   if (target.single) {
     if (data[0] === undefined) throw new ApiError('RECORD_NOT_FOUND', `no ${collection.name} record matches`);
-    return json({ data: data[0] });
+    return { kind: 'item', item: data[0] };
   }
-  return json({ data });
+  return { kind: 'items', items: data };
 }

@@ -40,8 +40,15 @@ export const SQLITE_PRAGMAS = [
 /** Prepared SQLite statements kept by SQL text (the oldest goes first). */
 export const SQLITE_STATEMENT_CACHE = 1000;
 
-export async function openDatabase(config: DatabaseConfig): Promise<Database> {
-  const { dialect, kyselyDialect, mysqlCollation, direct } = await makeDialect(config);
+/** Where connection-level failures that no request sees are reported. */
+export interface DatabaseLog {
+  error(object: object, message: string): void;
+}
+
+const CONSOLE_LOG: DatabaseLog = { error: (object, message) => console.error(message, object) };
+
+export async function openDatabase(config: DatabaseConfig, log: DatabaseLog = CONSOLE_LOG): Promise<Database> {
+  const { dialect, kyselyDialect, mysqlCollation, direct } = await makeDialect(config, log);
   let statements = 0;
   const db = new Kysely<DynamicDb>({
     dialect: kyselyDialect,
@@ -62,7 +69,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
   };
 }
 
-async function makeDialect(config: DatabaseConfig): Promise<{ dialect: Dialect; kyselyDialect: KyselyDialect; mysqlCollation?: string; direct?: DirectReader }> {
+async function makeDialect(config: DatabaseConfig, log: DatabaseLog): Promise<{ dialect: Dialect; kyselyDialect: KyselyDialect; mysqlCollation?: string; direct?: DirectReader }> {
   switch (config.dialect) {
     case 'sqlite': {
       const { default: SqliteDatabase } = await import('better-sqlite3');
@@ -111,15 +118,15 @@ async function makeDialect(config: DatabaseConfig): Promise<{ dialect: Dialect; 
             oid === DATE_OID ? (value: string) => value : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
         },
       });
-      // An idle client losing its connection must not crash the process.
-      pool.on('error', () => undefined);
+      // An idle client losing its connection must not crash the process; the pool replaces it.
+      pool.on('error', (error) => log.error({ err: error }, 'an idle PostgreSQL connection failed'));
       // Cached query shapes carry a name (see sql/query-cache.ts): send them as named
       // statements, so each connection parses and plans a shape once.
       pool.on('connect', (client) => {
         // Keep the parse-once saving but plan each run with its real values: a generic plan
         // for `fk = $1 … order by id limit $2` may walk the primary key and filter (measured
         // 10x slower on the bench's association list).
-        void client.query('set plan_cache_mode = force_custom_plan').catch(() => undefined);
+        void client.query('set plan_cache_mode = force_custom_plan').catch((error: unknown) => log.error({ err: error }, 'setting plan_cache_mode failed'));
         const query = client.query.bind(client) as (...args: unknown[]) => unknown;
         (client as { query: unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {
           const name = typeof text === 'string' ? STATEMENT_NAME.exec(text)?.[1] : undefined;
@@ -144,6 +151,12 @@ async function makeDialect(config: DatabaseConfig): Promise<{ dialect: Dialect; 
       pool.on('connection', (connection) => {
         connection.query(
           "set session time_zone = '+00:00', sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_DATE,NO_ZERO_IN_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'",
+          (error: unknown) => {
+            // Without strict mode MySQL would truncate values silently: this connection must not serve.
+            if (error === null || error === undefined) return;
+            log.error({ err: error }, 'setting the MySQL session failed: dropping the connection');
+            connection.destroy();
+          },
         );
       });
       const [rows] = await pool.promise().query('select version() as version');

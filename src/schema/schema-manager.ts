@@ -52,7 +52,9 @@ export class SchemaManager {
   async init(): Promise<void> {
     try {
       await this.reload();
-    } catch {
+    } catch (error) {
+      // Expected on a first start; anything else shows up again below if creating fails too.
+      this.log.info({ err: error }, 'the schema could not be read: creating the system tables');
       await ensureSystemTables(this.database.db, this.database.dialect, this.database.mysqlCollation);
       await this.reload();
     }
@@ -312,6 +314,7 @@ export class SchemaManager {
    */
   private async change(apply: (trx: Trx, defs: CollectionDef[]) => Promise<void>): Promise<void> {
     await this.#mutex.run(async () => {
+      let failed = false;
       try {
         if (this.database.dialect !== 'sqlite') {
           await this.database.db.transaction().execute(async (trx) => {
@@ -335,8 +338,15 @@ export class SchemaManager {
             await sql`pragma foreign_keys = on`.execute(connection);
           }
         }));
+      } catch (error) {
+        failed = true;
+        throw error;
       } finally {
-        await this.reload();
+        // A failed reload must not replace the change's own error (the poller retries it).
+        await this.reload().catch((error: unknown) => {
+          if (!failed) throw error;
+          this.log.error({ err: error }, 'reloading the schema after a failed change failed');
+        });
       }
     });
   }
@@ -353,7 +363,11 @@ export class SchemaManager {
     try {
       await run();
     } catch (error) {
-      if (this.database.dialect === 'mysql' && undo !== undefined) await undo().catch(() => undefined);
+      if (this.database.dialect === 'mysql' && undo !== undefined) {
+        await undo().catch((undoError: unknown) => {
+          this.log.error({ err: undoError, cause: error }, 'undoing a failed DDL statement failed: the table may hold part of the change');
+        });
+      }
       const { kind } = classifyDriverError(error, this.database.dialect);
       if (kind === 'unavailable') throw new ApiError('DATABASE_UNAVAILABLE', undefined, { cause: error });
       if (kind === 'unique') throw new ApiError('UNIQUE_VIOLATION', 'stored rows hold duplicate values for this unique field', { cause: error });

@@ -1,0 +1,35 @@
+import type { FastifyReply } from 'fastify';
+import type { ActionResult } from '../actions/action-context.js';
+
+/** The `{data, meta}` envelope's meta of a page. */
+export function pageMeta(paging: Extract<ActionResult, { kind: 'page' }>['paging']): Record<string, number | boolean> {
+  if ('hasNext' in paging) return { page: paging.page, pageSize: paging.pageSize, hasNext: paging.hasNext };
+  return { count: paging.count, page: paging.page, pageSize: paging.pageSize, totalPage: Math.ceil(paging.count / paging.pageSize) };
+}
+
+/**
+ * The one place a typed result becomes an HTTP answer: status, envelope, Location, stream.
+ * Returns the body for Fastify to serialize (or the reply itself once a stream is sent).
+ */
+export function renderResult(result: ActionResult, reply: FastifyReply, prefix: string): unknown {
+  switch (result.kind) {
+    case 'item':
+      return { data: result.item };
+    case 'items':
+      return { data: result.items };
+    case 'page':
+      return { data: result.items, meta: pageMeta(result.paging) };
+    case 'count':
+      return { data: result.n };
+    case 'created':
+      reply.status(201).header('location', `${prefix}/${result.location.map(encodeURIComponent).join('/')}`);
+      return { data: result.item };
+    case 'createdMany':
+      reply.status(201);
+      return { data: result.items };
+    case 'none':
+      return { data: null };
+    case 'stream':
+      return reply.type('application/json; charset=utf-8').send(result.stream);
+  }
+}
