@@ -65,9 +65,9 @@ const create: AssociationAction = async (ctx, relation) => {
       const row = await writeNew(unit, target, item, options);
       created.push(row);
       if (relation.type === 'belongsTo') {
-        await setSourceKey(unit, scope, row[relation.targetKey!.name]);
+        await setSourceKey(unit, scope, row[relation.targetKey.name]);
       } else if (relation.type === 'belongsToMany') {
-        await insertLink(unit, relation, scope.anchor, canonical(relation.targetKey!, row[relation.targetKey!.name], unit.dialect), undefined, now);
+        await insertLink(unit, relation, scope.anchor, canonical(relation.targetKey, row[relation.targetKey.name], unit.dialect), undefined, now);
       }
     }
     return created;

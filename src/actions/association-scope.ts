@@ -15,6 +15,6 @@ export function loadScope(ctx: ActionContext, relation: Relation, unit: UnitOfWo
  */
 export function anchorFromPath(ctx: ActionContext, relation: Relation): unknown {
   if (relation.type !== 'hasMany' && relation.type !== 'hasOne') return undefined;
-  if (relation.sourceKey !== relation.source.key) return undefined;
+  if (relation.sourceColumn !== relation.source.key) return undefined;
   return parseKeys(relation.source, ctx.request.path.sourceKey!)[0];
 }

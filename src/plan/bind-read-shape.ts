@@ -99,5 +99,5 @@ export function bindReadShape(collection: Collection, fields: string[] = [], exc
 
 /** Columns a query must read besides the output: the ones appends link by. */
 export function linkColumns(shape: { appends: AppendNode[] }): Field[] {
-  return shape.appends.map(({ relation }) => (relation.type === 'belongsTo' ? relation.foreignKey : relation.sourceKey!));
+  return shape.appends.map(({ relation }) => relation.sourceColumn);
 }

@@ -1,4 +1,4 @@
-import type { Field, Relation } from '../schema/collection.js';
+import type { BelongsToMany, Field, Relation } from '../schema/collection.js';
 
 /** Comparison operators of the bound filter tree. */
 export type CompareOp = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte';
@@ -18,7 +18,7 @@ export type FilterNode =
   /** Some row related through `relation` matches `where` (association paths in filters). */
   | { kind: 'exists'; relation: Relation; where: FilterNode }
   /** belongsToMany scope: the target row is linked to the source row whose sourceKey is `value`. */
-  | { kind: 'linkedThrough'; relation: Relation; value: unknown };
+  | { kind: 'linkedThrough'; relation: BelongsToMany; value: unknown };
 
 export const TRUE_NODE: FilterNode = { kind: 'const', value: true };
 export const FALSE_NODE: FilterNode = { kind: 'const', value: false };

@@ -1,7 +1,7 @@
 import type { FieldType } from './field-type.js';
 import { FIELD_TYPES } from './field-types/index.js';
 import { compileFieldValidator, type FieldValidator } from './field-validator.js';
-import type { CollectionDef, Dialect, FieldDef, JsonValue, RelationDef, RelationType } from './types.js';
+import type { CollectionDef, Dialect, FieldDef, JsonValue, RelationDef } from './types.js';
 
 /** A field ready for requests: its definition with its type and validator resolved once. */
 export interface Field {
@@ -19,24 +19,63 @@ export interface Field {
 
 export type Row = Record<string, unknown>;
 
-/** A relation with both ends (and the through collection) resolved to compiled collections. */
-export interface Relation {
+interface RelationBase {
   readonly name: string;
   readonly def: RelationDef;
-  readonly type: RelationType;
-  readonly toMany: boolean;
   readonly source: Collection;
   readonly target: Collection;
-  readonly through?: Collection;
-  /** belongsTo: a field of the source; hasOne/hasMany: of the target; belongsToMany: of the through. */
-  readonly foreignKey: Field;
-  /** The source field the foreign key copies (hasOne, hasMany, belongsToMany). */
-  readonly sourceKey?: Field;
-  /** The target field the foreign key (belongsTo) or otherKey (belongsToMany) copies. */
-  readonly targetKey?: Field;
-  /** belongsToMany: the through field pointing at the target. */
-  readonly otherKey?: Field;
+  /**
+   * The join column pair: a source row relates to the target rows whose `targetColumn`
+   * equals its `sourceColumn` (through the junction for belongsToMany). The source column's
+   * value is the association's anchor.
+   */
+  readonly sourceColumn: Field;
+  readonly targetColumn: Field;
 }
+
+/** The key column is on the source: `source.foreignKey = target.targetKey`. */
+export interface BelongsTo extends RelationBase {
+  readonly type: 'belongsTo';
+  readonly toMany: false;
+  /** A field of the source (= sourceColumn). */
+  readonly foreignKey: Field;
+  /** The target field it copies (= targetColumn). */
+  readonly targetKey: Field;
+}
+
+/** The key column is on the target: `target.foreignKey = source.sourceKey`. */
+export interface HasOne extends RelationBase {
+  readonly type: 'hasOne';
+  readonly toMany: false;
+  /** A field of the target (= targetColumn). */
+  readonly foreignKey: Field;
+  /** The source field it copies (= sourceColumn). */
+  readonly sourceKey: Field;
+}
+
+export interface HasMany extends Omit<HasOne, 'type' | 'toMany'> {
+  readonly type: 'hasMany';
+  readonly toMany: true;
+}
+
+/** Rows of the junction pair them: `through.foreignKey = source.sourceKey`, `through.otherKey = target.targetKey`. */
+export interface BelongsToMany extends RelationBase {
+  readonly type: 'belongsToMany';
+  readonly toMany: true;
+  readonly through: Collection;
+  /** The junction field pointing at the source. */
+  readonly foreignKey: Field;
+  /** The junction field pointing at the target. */
+  readonly otherKey: Field;
+  /** = sourceColumn */
+  readonly sourceKey: Field;
+  /** = targetColumn */
+  readonly targetKey: Field;
+}
+
+/** A relation with both ends (and the junction) resolved to compiled collections and fields. */
+export type Relation = BelongsTo | HasOne | HasMany | BelongsToMany;
+
 export type Item = Record<string, JsonValue>;
 
 /** A collection ready for requests, compiled from its definition at schema load. */
@@ -104,25 +143,48 @@ export function linkRelations(collections: ReadonlyMap<string, Collection>): voi
       if (target === undefined || (def.through !== undefined && through === undefined)) {
         throw new Error(`relation ${source.name}.${def.name} points at a missing collection`);
       }
-      const owner = def.type === 'belongsTo' ? source : def.type === 'belongsToMany' ? through! : target;
-      const field = (collection: Collection, name: string | undefined): Field | undefined =>
-        name === undefined ? undefined : collection.fields.get(name);
-      const foreignKey = field(owner, def.foreignKey);
-      if (foreignKey === undefined) throw new Error(`relation ${source.name}.${def.name} has no key column ${def.foreignKey}`);
-      const relation: Relation = {
-        name: def.name,
-        def,
-        type: def.type,
-        toMany: def.type === 'hasMany' || def.type === 'belongsToMany',
-        source,
-        target,
-        foreignKey,
-        ...(through === undefined ? {} : { through }),
-        ...(def.sourceKey === undefined ? {} : { sourceKey: field(source, def.sourceKey)! }),
-        ...(def.targetKey === undefined ? {} : { targetKey: field(target, def.targetKey)! }),
-        ...(def.otherKey === undefined ? {} : { otherKey: field(through!, def.otherKey)! }),
-      };
+      const relation = linkRelation(source, target, through, def);
       relations.set(def.name, relation);
+    }
+  }
+}
+
+function linkRelation(source: Collection, target: Collection, through: Collection | undefined, def: RelationDef): Relation {
+  const field = (collection: Collection, name: string | undefined, role: string): Field => {
+    const found = name === undefined ? undefined : collection.fields.get(name);
+    if (found === undefined) throw new Error(`relation ${source.name}.${def.name} has no ${role} column ${name ?? '(unset)'} in ${collection.name}`);
+    return found;
+  };
+  const base = { name: def.name, def, source, target };
+  switch (def.type) {
+    case 'belongsTo': {
+      const foreignKey = field(source, def.foreignKey, 'foreign key');
+      const targetKey = field(target, def.targetKey, 'target key');
+      return { ...base, type: 'belongsTo', toMany: false, foreignKey, targetKey, sourceColumn: foreignKey, targetColumn: targetKey };
+    }
+    case 'hasOne':
+    case 'hasMany': {
+      const foreignKey = field(target, def.foreignKey, 'foreign key');
+      const sourceKey = field(source, def.sourceKey, 'source key');
+      const ends = { ...base, foreignKey, sourceKey, sourceColumn: sourceKey, targetColumn: foreignKey };
+      return def.type === 'hasOne' ? { ...ends, type: 'hasOne', toMany: false } : { ...ends, type: 'hasMany', toMany: true };
+    }
+    case 'belongsToMany': {
+      if (through === undefined) throw new Error(`relation ${source.name}.${def.name} has no through collection`);
+      const sourceKey = field(source, def.sourceKey, 'source key');
+      const targetKey = field(target, def.targetKey, 'target key');
+      return {
+        ...base,
+        type: 'belongsToMany',
+        toMany: true,
+        through,
+        foreignKey: field(through, def.foreignKey, 'foreign key'),
+        otherKey: field(through, def.otherKey, 'other key'),
+        sourceKey,
+        targetKey,
+        sourceColumn: sourceKey,
+        targetColumn: targetKey,
+      };
     }
   }
 }

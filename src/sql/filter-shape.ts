@@ -26,7 +26,7 @@ export function filterShape(node: FilterNode, dialect: Dialect, params: unknown[
     case 'exists':
       return `e:${node.relation.name}(${filterShape(node.where, dialect, params)})`;
     case 'linkedThrough':
-      params.push(node.relation.sourceKey!.type.toDb(node.value, dialect));
+      params.push(node.relation.sourceColumn.type.toDb(node.value, dialect));
       return `l:${node.relation.name}`;
   }
 }

@@ -19,17 +19,11 @@ const col = (alias: string, name: string) => sql.ref(`${alias}.${name}`);
  */
 function relatedExists(relation: Relation, outer: string, inner: string, condition: Expression<SqlBool>): Expression<SqlBool> {
   const target = sql.table(`${relation.target.name}`);
-  switch (relation.type) {
-    case 'belongsTo':
-      return sql<SqlBool>`exists (select 1 from ${target} as ${sql.id(inner)} where ${col(inner, relation.targetKey!.name)} = ${col(outer, relation.foreignKey.name)} and ${condition})`;
-    case 'hasOne':
-    case 'hasMany':
-      return sql<SqlBool>`exists (select 1 from ${target} as ${sql.id(inner)} where ${col(inner, relation.foreignKey.name)} = ${col(outer, relation.sourceKey!.name)} and ${condition})`;
-    case 'belongsToMany': {
-      const link = `${inner}_link`;
-      return sql<SqlBool>`exists (select 1 from ${sql.table(relation.through!.name)} as ${sql.id(link)} inner join ${target} as ${sql.id(inner)} on ${col(inner, relation.targetKey!.name)} = ${col(link, relation.otherKey!.name)} where ${col(link, relation.foreignKey.name)} = ${col(outer, relation.sourceKey!.name)} and ${condition})`;
-    }
+  if (relation.type === 'belongsToMany') {
+    const link = `${inner}_link`;
+    return sql<SqlBool>`exists (select 1 from ${sql.table(relation.through.name)} as ${sql.id(link)} inner join ${target} as ${sql.id(inner)} on ${col(inner, relation.targetColumn.name)} = ${col(link, relation.otherKey.name)} where ${col(link, relation.foreignKey.name)} = ${col(outer, relation.sourceColumn.name)} and ${condition})`;
   }
+  return sql<SqlBool>`exists (select 1 from ${target} as ${sql.id(inner)} where ${col(inner, relation.targetColumn.name)} = ${col(outer, relation.sourceColumn.name)} and ${condition})`;
 }
 
 /**
@@ -66,8 +60,8 @@ export function filterToSql(node: FilterNode, eb: Eb, dialect: Dialect, table: s
       case 'linkedThrough': {
         const link = `l${++aliases}`;
         const { relation } = n;
-        const value = relation.sourceKey!.type.toDb(n.value, dialect);
-        return sql<SqlBool>`exists (select 1 from ${sql.table(relation.through!.name)} as ${sql.id(link)} where ${col(link, relation.otherKey!.name)} = ${col(alias, relation.targetKey!.name)} and ${col(link, relation.foreignKey.name)} = ${value})`;
+        const value = relation.sourceColumn.type.toDb(n.value, dialect);
+        return sql<SqlBool>`exists (select 1 from ${sql.table(relation.through.name)} as ${sql.id(link)} where ${col(link, relation.otherKey.name)} = ${col(alias, relation.targetColumn.name)} and ${col(link, relation.foreignKey.name)} = ${value})`;
       }
     }
   };

@@ -26,7 +26,7 @@ export async function loadAppends(db: Executor, dialect: Dialect, rows: Row[], i
   for (const node of nodes) {
     const { relation } = node;
     const target = relation.target;
-    const parentColumn = relation.type === 'belongsTo' ? relation.foreignKey : relation.sourceKey!;
+    const parentColumn = relation.sourceColumn;
     const keys = [...new Map(rows.map((row) => [keyText(row[parentColumn.name]), row[parentColumn.name]])).values()].filter((key) => key !== null && key !== undefined);
     const needed: Field[] = [...new Set([...node.output, ...linkColumns({ appends: node.children }), target.primaryKey])];
     const scope = related(target);
@@ -36,13 +36,13 @@ export async function loadAppends(db: Executor, dialect: Dialect, rows: Row[], i
       const t = target.name;
       let query = db.selectFrom(t).select(needed.map((field) => `${t}.${field.name}`));
       if (relation.type === 'belongsToMany') {
-        const through = relation.through!.name;
+        const through = relation.through.name;
         query = query
-          .innerJoin(through, `${through}.${relation.otherKey!.name}`, `${t}.${relation.targetKey!.name}`)
+          .innerJoin(through, `${through}.${relation.otherKey.name}`, `${t}.${relation.targetColumn.name}`)
           .select(sql.ref(`${through}.${relation.foreignKey.name}`).as(LINK))
           .where(`${through}.${relation.foreignKey.name}`, 'in', part);
       } else {
-        const column = relation.type === 'belongsTo' ? relation.targetKey! : relation.foreignKey;
+        const column = relation.targetColumn;
         query = query.select(sql.ref(`${t}.${column.name}`).as(LINK)).where(`${t}.${column.name}`, 'in', part);
       }
       if (scope !== TRUE_NODE) query = query.where((eb) => filterToSql(scope, eb, dialect, t));

@@ -37,9 +37,9 @@ function sortValue(term: SortTerm, table: string, dialect: Dialect, related: Rel
     const target = sql.table(relation.target.name);
     const scope = scopeCondition(related(relation.target), dialect, alias);
     if (relation.type === 'belongsTo') {
-      return sql`(select ${inner} from ${target} as ${sql.id(alias)} where ${sql.ref(`${alias}.${relation.targetKey!.name}`)} = ${sql.ref(`${outer}.${relation.foreignKey.name}`)}${scope})`;
+      return sql`(select ${inner} from ${target} as ${sql.id(alias)} where ${sql.ref(`${alias}.${relation.targetColumn.name}`)} = ${sql.ref(`${outer}.${relation.sourceColumn.name}`)}${scope})`;
     }
-    return sql`(select ${inner} from ${target} as ${sql.id(alias)} where ${sql.ref(`${alias}.${relation.foreignKey.name}`)} = ${sql.ref(`${outer}.${relation.sourceKey!.name}`)}${scope} order by ${sql.ref(`${alias}.${relation.target.primaryKey.name}`)} limit 1)`;
+    return sql`(select ${inner} from ${target} as ${sql.id(alias)} where ${sql.ref(`${alias}.${relation.targetColumn.name}`)} = ${sql.ref(`${outer}.${relation.sourceColumn.name}`)}${scope} order by ${sql.ref(`${alias}.${relation.target.primaryKey.name}`)} limit 1)`;
   };
   return build(0, table);
 }

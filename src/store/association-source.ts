@@ -31,7 +31,7 @@ export async function loadSource(unit: UnitOfWork, relation: Relation, sourceKey
   const { source } = relation;
   const { dialect } = unit;
   const [key] = parseKeys(source, sourceKey);
-  const anchorField = relation.type === 'belongsTo' ? relation.foreignKey : relation.sourceKey!;
+  const anchorField = relation.sourceColumn;
   const columns = [...new Set([source.primaryKey.name, anchorField.name])];
   const where = unit.where(source, { kind: 'compare', field: source.key, op: 'eq', value: key });
   const params: unknown[] = [];
@@ -51,13 +51,6 @@ export async function loadSource(unit: UnitOfWork, relation: Relation, sourceKey
 /** The target rows of the association of the source whose anchor value is `anchor`. */
 export function associationFilter(relation: Relation, anchor: unknown): FilterNode {
   if (anchor === null) return FALSE_NODE;
-  switch (relation.type) {
-    case 'belongsTo':
-      return { kind: 'compare', field: relation.targetKey!, op: 'eq', value: anchor };
-    case 'hasOne':
-    case 'hasMany':
-      return { kind: 'compare', field: relation.foreignKey, op: 'eq', value: anchor };
-    case 'belongsToMany':
-      return { kind: 'linkedThrough', relation, value: anchor };
-  }
+  if (relation.type === 'belongsToMany') return { kind: 'linkedThrough', relation, value: anchor };
+  return { kind: 'compare', field: relation.targetColumn, op: 'eq', value: anchor };
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { bindWriteValues, toDbRow, type WriteValues } from '../plan/bind-write-values.js';
-import type { Collection, Relation, Row } from '../schema/collection.js';
+import type { BelongsToMany, Collection, Row } from '../schema/collection.js';
 import { insertRow } from '../sql/insert-row.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
@@ -20,11 +20,11 @@ export async function insertItems(unit: UnitOfWork, collection: Collection, item
 }
 
 /** One row of a belongsToMany through collection, with its own fields when given. */
-export async function insertLink(unit: UnitOfWork, relation: Relation, anchor: unknown, targetValue: unknown, extra: unknown, now: Date): Promise<Row> {
-  const through = relation.through!;
+export async function insertLink(unit: UnitOfWork, relation: BelongsToMany, anchor: unknown, targetValue: unknown, extra: unknown, now: Date): Promise<Row> {
+  const through = relation.through;
   const { values } = await bindWriteValues(through, extra ?? {}, 'create', now);
   values.set(relation.foreignKey.name, anchor);
-  values.set(relation.otherKey!.name, targetValue);
+  values.set(relation.otherKey.name, targetValue);
   const [row] = await insertItems(unit, through, [{ values, associations: new Map(), sortFields: [] }]);
   return row!;
 }

@@ -16,6 +16,11 @@ export interface LinkItem {
   extra?: Record<string, unknown>;
 }
 
+/** The target field a link stores: the targetKey (belongsTo, belongsToMany), else the target's key. */
+export function linkFieldOf(relation: Relation): Field {
+  return relation.type === 'belongsTo' || relation.type === 'belongsToMany' ? relation.targetKey : relation.target.key;
+}
+
 export const eq = (field: Field, value: unknown): FilterNode => ({ kind: 'compare', field, op: 'eq', value });
 export const among = (field: Field, values: unknown[]): FilterNode => ({ kind: 'in', field, values, negate: false });
 
@@ -28,7 +33,7 @@ export async function resolveTargets(unit: UnitOfWork, relation: Relation, items
   if (items.length === 0) return [];
   const { target } = relation;
   const { dialect } = unit;
-  const linkField = relation.targetKey ?? target.key;
+  const linkField = linkFieldOf(relation);
   const rows = await selectWhere(unit, target, [target.key, linkField], among(target.key, items.map((item) => item.key)));
   const found = new Map(rows.map((row) => [String(canonical(target.key, row[target.key.name], dialect)), canonical(linkField, row[linkField.name], dialect)]));
   const missing = items.filter((item) => !found.has(String(item.key))).map((item) => item.key);
@@ -98,8 +103,8 @@ export async function applyToMany(
     if (link.length > 0) await updateWhere(unit, target, { [fk.name]: fk.type.toDb(anchor, dialect) }, among(key, link));
     return;
   }
-  const through = relation.through!;
-  const other = relation.otherKey!;
+  const through = relation.through;
+  const other = relation.otherKey;
   const plan = planLinks(mode, values, await currentLinks(unit, through, other, fk, anchor));
   if (plan.unlink.length > 0) await deleteWhere(unit, through, and([eq(fk, anchor), among(other, plan.unlink)]));
   const now = new Date();

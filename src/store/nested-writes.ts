@@ -6,7 +6,7 @@ import type { KeyInput } from '../request/query-params.js';
 import type { Collection, Relation, Row } from '../schema/collection.js';
 import { canonical } from './canonical.js';
 import { insertItems } from './insert-items.js';
-import { applyToMany, eq } from './links.js';
+import { applyToMany, eq, linkFieldOf } from './links.js';
 import type { UnitOfWork } from './unit-of-work.js';
 import { selectWhere, updateWhere } from './write-rows.js';
 
@@ -34,7 +34,7 @@ async function resolveTarget(
 ): Promise<unknown> {
   const { target } = relation;
   const { dialect } = unit;
-  const linkField = relation.targetKey ?? target.key;
+  const linkField = linkFieldOf(relation);
   const given = isRecord(value) ? value[target.key.name] : value;
   if (given !== undefined && given !== null) {
     if (typeof given !== 'string' && typeof given !== 'number') throw new ApiError('VALIDATION_FAILED', `${relation.name}: a key must be a string or a number`, { field: relation.name });
@@ -88,7 +88,7 @@ export async function writeDependents(unit: UnitOfWork, collection: Collection, 
   for (const [name, value] of associations) {
     const relation = collection.relations.get(name)!;
     if (relation.type === 'belongsTo') continue;
-    const anchor = canonical(relation.sourceKey!, row[relation.sourceKey!.name], unit.dialect);
+    const anchor = canonical(relation.sourceColumn, row[relation.sourceColumn.name], unit.dialect);
     const items = relation.toMany ? (value as unknown[]) : value === null ? [] : [value];
     // A key named twice links once, with the through values of its first mention.
     const linked = new Map<string, { value: unknown; extra?: Record<string, unknown> }>();

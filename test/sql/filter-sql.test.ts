@@ -149,6 +149,7 @@ describe('filter compiler golden SQL', () => {
 
       it('linkedThrough: the targets linked to one source through the junction', () => {
         const relation = posts.relations.get('tags')!;
+        if (relation.type !== 'belongsToMany') throw new Error('posts.tags is a belongsToMany');
         const node: FilterNode = { kind: 'linkedThrough', relation, value: 7 };
         const { sql, parameters } = compileWhere(dialect, 'tags', node);
         const q = (name: string) => (dialect === 'mysql' ? `\`${name}\`` : `"${name}"`);
