@@ -1,8 +1,8 @@
-import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Dialect as KyselyDialect } from 'kysely';
+import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Dialect as KyselyDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type { DatabaseConfig } from '../config/config.js';
 import type { Dialect } from '../schema/types.js';
 import { registerDirectReader, type DirectReader } from './direct-reader.js';
-import { STATEMENT_NAME } from './statement-name.js';
+import { StatementNames } from './statement-names.js';
 
 /**
  * Tables are defined at run time, so the query builder is typed loosely here and only here:
@@ -20,6 +20,8 @@ export interface Database {
    * as on SQLite and PostgreSQL (utf8mb4_nopad_bin on MariaDB, utf8mb4_0900_bin on MySQL 8).
    */
   readonly mysqlCollation?: string;
+  /** SQL texts run as named prepared statements where the dialect has them (PostgreSQL). */
+  readonly statementNames: StatementNames;
   /** Statements run so far (tests bound the statements of a read with it). */
   readonly statements: () => number;
   /** Checks that the database answers (for /readyz). */
@@ -48,7 +50,8 @@ export interface DatabaseLog {
 const CONSOLE_LOG: DatabaseLog = { error: (object, message) => console.error(message, object) };
 
 export async function openDatabase(config: DatabaseConfig, log: DatabaseLog = CONSOLE_LOG): Promise<Database> {
-  const { dialect, kyselyDialect, mysqlCollation, direct } = await makeDialect(config, log);
+  const statementNames = new StatementNames();
+  const { dialect, kyselyDialect, mysqlCollation, direct } = await makeDialect(config, log, statementNames);
   let statements = 0;
   const db = new Kysely<DynamicDb>({
     dialect: kyselyDialect,
@@ -60,6 +63,7 @@ export async function openDatabase(config: DatabaseConfig, log: DatabaseLog = CO
   return {
     db,
     dialect,
+    statementNames,
     ...(mysqlCollation === undefined ? {} : { mysqlCollation }),
     statements: () => statements,
     ping: async () => {
@@ -69,7 +73,7 @@ export async function openDatabase(config: DatabaseConfig, log: DatabaseLog = CO
   };
 }
 
-async function makeDialect(config: DatabaseConfig, log: DatabaseLog): Promise<{ dialect: Dialect; kyselyDialect: KyselyDialect; mysqlCollation?: string; direct?: DirectReader }> {
+async function makeDialect(config: DatabaseConfig, log: DatabaseLog, statementNames: StatementNames): Promise<{ dialect: Dialect; kyselyDialect: KyselyDialect; mysqlCollation?: string; direct?: DirectReader }> {
   switch (config.dialect) {
     case 'sqlite': {
       const { default: SqliteDatabase } = await import('better-sqlite3');
@@ -120,21 +124,13 @@ async function makeDialect(config: DatabaseConfig, log: DatabaseLog): Promise<{ 
       });
       // An idle client losing its connection must not crash the process; the pool replaces it.
       pool.on('error', (error) => log.error({ err: error }, 'an idle PostgreSQL connection failed'));
-      // Cached query shapes carry a name (see sql/query-cache.ts): send them as named
-      // statements, so each connection parses and plans a shape once.
+      // Keep the parse-once saving but plan each run with its real values: a generic plan
+      // for `fk = $1 … order by id limit $2` may walk the primary key and filter (measured
+      // 10x slower on the bench's association list).
       pool.on('connect', (client) => {
-        // Keep the parse-once saving but plan each run with its real values: a generic plan
-        // for `fk = $1 … order by id limit $2` may walk the primary key and filter (measured
-        // 10x slower on the bench's association list).
         void client.query('set plan_cache_mode = force_custom_plan').catch((error: unknown) => log.error({ err: error }, 'setting plan_cache_mode failed'));
-        const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-        (client as { query: unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {
-          const name = typeof text === 'string' ? STATEMENT_NAME.exec(text)?.[1] : undefined;
-          if (name === undefined) return query(text, values, callback);
-          return query({ name, text, values }, callback);
-        };
       });
-      return { dialect: 'postgres', kyselyDialect: new PostgresDialect({ pool, cursor: Cursor }) };
+      return { dialect: 'postgres', kyselyDialect: new PostgresDialect({ pool: namingPool(pool, statementNames), cursor: Cursor }) };
     }
     case 'mysql': {
       const mysql = await import('mysql2');
@@ -165,4 +161,33 @@ async function makeDialect(config: DatabaseConfig, log: DatabaseLog): Promise<{ 
       return { dialect: 'mysql', kyselyDialect: new MysqlDialect({ pool }), mysqlCollation };
     }
   }
+}
+
+type PgPool = import('pg').Pool;
+type PgClient = import('pg').PoolClient;
+
+/**
+ * The pool Kysely is given on PostgreSQL: its clients send a text registered in
+ * `statementNames` (a cached query shape) as a named prepared statement, so each connection
+ * parses and plans a shape once. Everything else (cursors, unnamed texts) passes through.
+ */
+function namingPool(pool: PgPool, statementNames: StatementNames): PostgresPool {
+  const wrappers = new WeakMap<PgClient, PostgresPoolClient>();
+  const wrap = (client: PgClient): PostgresPoolClient => {
+    let wrapper = wrappers.get(client);
+    if (wrapper === undefined) {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      const named = (text: unknown, values?: unknown): unknown => {
+        const name = typeof text === 'string' ? statementNames.nameOf(text) : undefined;
+        return name === undefined ? query(text, values) : query({ name, text, values });
+      };
+      wrapper = { query: named as PostgresPoolClient['query'], release: () => client.release() };
+      wrappers.set(client, wrapper);
+    }
+    return wrapper;
+  };
+  return {
+    connect: async () => wrap(await pool.connect()),
+    end: () => pool.end(),
+  };
 }

@@ -1,15 +1,29 @@
 import type { Dialect } from '../schema/types.js';
 
-/** What a dialect can do, asked by the store instead of comparing dialect names. */
+/**
+ * What a dialect can do, asked by `sql/` and `store/` instead of comparing dialect names.
+ * (Value encodings differ per dialect too: each field type's toDb/fromDb handles those, and
+ * DDL in schema/ddl.ts keeps its own table.) A new dialect fails to compile until it is here.
+ */
 export interface DialectTraits {
   /** INSERT/UPDATE/DELETE … RETURNING (MySQL has none: read back or select first). */
   readonly returning: boolean;
   /** SELECT … FOR UPDATE (SQLite serialises writers itself and has none). */
   readonly rowLocks: boolean;
+  /** ORDER BY … NULLS LAST (MySQL sorts on `value is null` first instead). */
+  readonly nullsLast: boolean;
+  /** The false literal inside COALESCE of a condition (PostgreSQL has a boolean type). */
+  readonly falseLiteral: 'false' | '0';
+  /** An explicit id does not move the identity sequence: bump it after such an insert. */
+  readonly bumpIdentity: boolean;
+  /** Streams through a server-side cursor on its own pooled connection (SQLite has one connection: it pages instead). */
+  readonly cursorStreams: boolean;
+  /** Reports deadlocks at once, so a conflicting write is retried (SQLite has already waited busy_timeout). */
+  readonly retryConflicts: boolean;
 }
 
 export const DIALECT_TRAITS: Record<Dialect, DialectTraits> = {
-  sqlite: { returning: true, rowLocks: false },
-  postgres: { returning: true, rowLocks: true },
-  mysql: { returning: false, rowLocks: true },
+  sqlite: { returning: true, rowLocks: false, nullsLast: true, falseLiteral: '0', bumpIdentity: false, cursorStreams: false, retryConflicts: false },
+  postgres: { returning: true, rowLocks: true, nullsLast: true, falseLiteral: 'false', bumpIdentity: true, cursorStreams: true, retryConflicts: true },
+  mysql: { returning: false, rowLocks: true, nullsLast: false, falseLiteral: '0', bumpIdentity: false, cursorStreams: true, retryConflicts: true },
 };

@@ -3,6 +3,7 @@ import type { DynamicDb } from '../db/database.js';
 import type { CompareOp, FilterNode } from '../plan/filter-node.js';
 import type { Relation } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
+import { DIALECT_TRAITS } from './dialect-traits.js';
 
 const SQL_OPERATOR: Record<CompareOp, '=' | '<>' | '>' | '>=' | '<' | '<='> = {
   eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=',
@@ -44,7 +45,7 @@ export function filterToSql(node: FilterNode, eb: Eb, dialect: Dialect, table: s
       case 'or':
         return eb.or(n.items.map((item) => compile(item, alias)));
       case 'not':
-        return sql<SqlBool>`not coalesce(${compile(n.item, alias)}, ${dialect === 'postgres' ? sql`false` : sql`0`})`;
+        return sql<SqlBool>`not coalesce(${compile(n.item, alias)}, ${sql.raw(DIALECT_TRAITS[dialect].falseLiteral)})`;
       case 'isNull':
         return n.negate ? sql<SqlBool>`${col(alias, n.field.name)} is not null` : sql<SqlBool>`${col(alias, n.field.name)} is null`;
       case 'in': {

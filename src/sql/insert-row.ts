@@ -1,26 +1,26 @@
 import { sql } from 'kysely';
 import type { Collection, Row } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
-import { runShape } from './query-cache.js';
-import type { Executor } from './select-rows.js';
+import { DIALECT_TRAITS } from './dialect-traits.js';
+import type { SqlTarget } from './select-rows.js';
 
 /**
  * Inserts one row and reads it back. PostgreSQL and SQLite use RETURNING; MySQL has none,
  * so the row is read back by its primary key (the insert id for auto-increment keys).
  */
-export async function insertRow(db: Executor, dialect: Dialect, collection: Collection, row: Record<string, unknown>): Promise<Row> {
+export async function insertRow({ db, dialect, shapes }: SqlTarget, collection: Collection, row: Record<string, unknown>): Promise<Row> {
   const columns = collection.visible.map((field) => field.name);
-  if (dialect !== 'mysql') {
+  if (DIALECT_TRAITS[dialect].returning) {
     const names = Object.keys(row);
     const shape = `i|${names.join(',')}|${columns.join(',')}`;
-    const [inserted] = await runShape<Row>(db, collection, shape, names.map((name) => row[name]), () =>
+    const [inserted] = await shapes.run<Row>(db, collection, shape, names.map((name) => row[name]), () =>
       db.insertInto(collection.name).values(row).returning(columns),
     );
     if (inserted === undefined) throw new Error(`insert into ${collection.name} returned no row`);
     const pk = collection.primaryKey;
     // An explicit id does not move a PostgreSQL identity; move it past the largest id, or the
     // next automatic id would collide. (SQLite and MySQL do this themselves.)
-    if (dialect === 'postgres' && pk.def.autoIncrement === true && row[pk.name] !== undefined) {
+    if (DIALECT_TRAITS[dialect].bumpIdentity && pk.def.autoIncrement === true && row[pk.name] !== undefined) {
       await sql`select setval(pg_get_serial_sequence(${collection.name}, ${pk.name}), (select max(${sql.ref(pk.name)}) from ${sql.table(collection.name)}))`.execute(db);
     }
     return inserted;

@@ -1,6 +1,6 @@
 import { CompiledQuery, type Compilable } from 'kysely';
 import { directReaderOf } from '../db/direct-reader.js';
-import { statementPrefix } from '../db/statement-name.js';
+import type { StatementNames } from '../db/statement-names.js';
 import type { Executor } from './select-rows.js';
 
 /** Shapes remembered per collection; beyond this a shape is compiled each time (still correct). */
@@ -9,39 +9,48 @@ export const MAX_SHAPES_PER_COLLECTION = 500;
 /** SQL text of a shape, or null when Kysely's parameters did not match ours (never cached). */
 type Entry = { sql: string } | null;
 
-/** Keyed by the compiled Collection, so a schema change (a new snapshot) starts afresh. */
-const shapesByOwner = new WeakMap<object, Map<string, Entry>>();
-let nextId = 0;
-
-
 /**
- * Runs a statement of a known shape (a read, or one autocommit write): the first time through
- * Kysely (build, compile), after that from the cached SQL text with only the values bound. The cache checks itself: a shape is
- * kept only if the parameters `params` (computed by the caller from the plan) equal what
- * Kysely bound, so a wrong parameter order can never reach the database.
+ * Compiled SQL by query *shape* (the statement without its values), owned by the store.
+ * Keyed first by the compiled Collection, so a schema change (a new snapshot) starts afresh.
+ * Each text it keeps is registered with the database's statement names, so PostgreSQL runs
+ * it as a named prepared statement.
  */
-export async function runShape<R>(db: Executor, owner: object, shape: string, params: readonly unknown[], build: () => Compilable<R>): Promise<R[]> {
-  let shapes = shapesByOwner.get(owner);
-  if (shapes === undefined) {
-    shapes = new Map();
-    shapesByOwner.set(owner, shapes);
-  }
-  const entry = shapes.get(shape);
-  if (entry) {
-    const rows = directReaderOf(db)?.(entry.sql, params);
-    if (rows !== undefined) return rows as R[];
-    return (await db.executeQuery<R>(CompiledQuery.raw(entry.sql, [...params]))).rows;
-  }
-  const compiled = build().compile();
-  if (entry === undefined && shapes.size < MAX_SHAPES_PER_COLLECTION) {
-    const same = compiled.parameters.length === params.length && compiled.parameters.every((value, i) => Object.is(value, params[i]));
-    shapes.set(shape, same ? { sql: `${statementPrefix(++nextId)}${compiled.sql}` } : null);
-  }
-  return (await db.executeQuery<R>(compiled)).rows;
-}
+export class ShapeCache {
+  readonly #byOwner = new WeakMap<object, Map<string, Entry>>();
 
-/** How many shapes of a collection are cached, and how many were refused (tests expect none). */
-export function shapeStats(owner: object): { cached: number; refused: number } {
-  const entries = [...(shapesByOwner.get(owner)?.values() ?? [])];
-  return { cached: entries.filter((entry) => entry !== null).length, refused: entries.filter((entry) => entry === null).length };
+  constructor(private readonly names: StatementNames) {}
+
+  /**
+   * Runs a statement of a known shape (a read, or one autocommit write): the first time
+   * through Kysely (build, compile), after that from the cached SQL text with only the values
+   * bound. The cache checks itself: a shape is kept only if the parameters `params` (computed
+   * by the caller from the plan) equal what Kysely bound, so a wrong parameter order can never
+   * reach the database.
+   */
+  async run<R>(db: Executor, owner: object, shape: string, params: readonly unknown[], build: () => Compilable<R>): Promise<R[]> {
+    let shapes = this.#byOwner.get(owner);
+    if (shapes === undefined) {
+      shapes = new Map();
+      this.#byOwner.set(owner, shapes);
+    }
+    const entry = shapes.get(shape);
+    if (entry) {
+      const rows = directReaderOf(db)?.(entry.sql, params);
+      if (rows !== undefined) return rows as R[];
+      return (await db.executeQuery<R>(CompiledQuery.raw(entry.sql, [...params]))).rows;
+    }
+    const compiled = build().compile();
+    if (entry === undefined && shapes.size < MAX_SHAPES_PER_COLLECTION) {
+      const same = compiled.parameters.length === params.length && compiled.parameters.every((value, i) => Object.is(value, params[i]));
+      shapes.set(shape, same ? { sql: compiled.sql } : null);
+      if (same) this.names.register(compiled.sql);
+    }
+    return (await db.executeQuery<R>(compiled)).rows;
+  }
+
+  /** How many shapes of a collection are cached, and how many were refused (tests expect none). */
+  stats(owner: object): { cached: number; refused: number } {
+    const entries = [...(this.#byOwner.get(owner)?.values() ?? [])];
+    return { cached: entries.filter((entry) => entry !== null).length, refused: entries.filter((entry) => entry === null).length };
+  }
 }

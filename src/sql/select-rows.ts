@@ -5,12 +5,20 @@ import { TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
 import type { ReadPlan } from '../plan/read-plan.js';
 import type { Collection, Row } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
+import { DIALECT_TRAITS } from './dialect-traits.js';
 import { filterShape } from './filter-shape.js';
 import { filterToSql } from './filter-sql.js';
-import { runShape } from './query-cache.js';
+import type { ShapeCache } from './query-cache.js';
 
 /** Where a query runs: the pool, or a transaction (a Transaction is a Kysely too). */
 export type Executor = Kysely<DynamicDb>;
+
+/** Where a cached statement runs: the executor, its dialect and the shape cache (the store's unit of work is one). */
+export interface SqlTarget {
+  readonly db: Executor;
+  readonly dialect: Dialect;
+  readonly shapes: ShapeCache;
+}
 
 /** The scope filter of a collection reached through an association (TRUE when unrestricted). */
 export type RelatedScope = (collection: Collection) => FilterNode;
@@ -52,7 +60,7 @@ function orderTerms(order: readonly SortTerm[], dialect: Dialect, table: string,
     const nullable = term.field.nullable || (term.path?.length ?? 0) > 0;
     if (!nullable) return [sql`${value} ${direction}`];
     // MySQL has no NULLS LAST; sorting on `value is null` first gives the same order.
-    if (dialect === 'mysql') return [sql`${value} is null`, sql`${value} ${direction}`];
+    if (!DIALECT_TRAITS[dialect].nullsLast) return [sql`${value} is null`, sql`${value} ${direction}`];
     return [sql`${value} ${direction} nulls last`];
   });
 }
@@ -93,19 +101,19 @@ function pathScopeShape(term: SortTerm, dialect: Dialect, related: RelatedScope,
     return scope === TRUE_NODE ? '' : filterShape(scope, dialect, termParams);
   });
   params.push(...termParams);
-  if (dialect === 'mysql') params.push(...termParams);
+  if (!DIALECT_TRAITS[dialect].nullsLast) params.push(...termParams);
   return shapes.some((shape) => shape !== '') ? `[${shapes.join(';')}]` : '';
 }
 
-export async function selectRows(db: Executor, dialect: Dialect, plan: ReadPlan, related: RelatedScope = UNSCOPED): Promise<Row[]> {
+export async function selectRows({ db, dialect, shapes }: SqlTarget, plan: ReadPlan, related: RelatedScope = UNSCOPED): Promise<Row[]> {
   const { shape, params } = planShape(plan, dialect, related);
-  return runShape<Row>(db, plan.collection, shape, params, () => selectQuery(db, dialect, plan, related));
+  return shapes.run<Row>(db, plan.collection, shape, params, () => selectQuery(db, dialect, plan, related));
 }
 
-export async function countRows(db: Executor, dialect: Dialect, collection: Collection, where: FilterNode): Promise<number> {
+export async function countRows({ db, dialect, shapes }: SqlTarget, collection: Collection, where: FilterNode): Promise<number> {
   const params: unknown[] = [];
   const shape = `c|${filterShape(where, dialect, params)}`;
-  const [row] = await runShape<{ count: unknown }>(db, collection, shape, params, () => {
+  const [row] = await shapes.run<{ count: unknown }>(db, collection, shape, params, () => {
     const query = db.selectFrom(collection.name).select(sql<unknown>`count(*)`.as('count'));
     return where === TRUE_NODE ? query : query.where((eb) => filterToSql(where, eb, dialect, collection.name));
   });

@@ -4,7 +4,6 @@ import { FALSE_NODE, type FilterNode } from '../plan/filter-node.js';
 import type { Relation, Row } from '../schema/collection.js';
 import { DIALECT_TRAITS } from '../sql/dialect-traits.js';
 import { filterToSql } from '../sql/filter-sql.js';
-import { runShape } from '../sql/query-cache.js';
 import { filterShape } from '../sql/filter-shape.js';
 import { canonical } from './canonical.js';
 import type { UnitOfWork } from './unit-of-work.js';
@@ -42,7 +41,7 @@ export async function loadSource(unit: UnitOfWork, relation: Relation, sourceKey
     const query = unit.db.selectFrom(source.name).select(columns).where((eb) => filterToSql(where, eb, dialect, source.name));
     return lock ? query.forUpdate() : query;
   };
-  const [row] = await runShape<Row>(unit.db, source, shape, params, build);
+  const [row] = await unit.shapes.run<Row>(unit.db, source, shape, params, build);
   if (row === undefined) throw new ApiError('RECORD_NOT_FOUND', `no ${source.name} record ${sourceKey}`);
   const anchor = canonical(anchorField, row[anchorField.name], dialect);
   return { relation, sourcePk: canonical(source.primaryKey, row[source.primaryKey.name], dialect), anchor, where: associationFilter(relation, anchor) };

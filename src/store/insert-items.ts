@@ -12,7 +12,7 @@ export async function insertItems(unit: UnitOfWork, collection: Collection, item
       const top = await unit.db.selectFrom(collection.name).select(sql<unknown>`max(${sql.ref(name)})`.as('top')).executeTakeFirst();
       values.set(name, Number(top?.top ?? 0) + 1);
     }
-    const row = await insertRow(unit.db, unit.dialect, collection, toDbRow(collection, values, unit.dialect));
+    const row = await insertRow(unit, collection, toDbRow(collection, values, unit.dialect));
     unit.record(collection, 'created', row);
     rows.push(row);
   }

@@ -3,6 +3,7 @@ import { linkColumns, type ReadShape } from '../plan/bind-read-shape.js';
 import type { ReadPlan } from '../plan/read-plan.js';
 import type { Collection, Item, Row } from '../schema/collection.js';
 import { loadAppends } from '../sql/load-appends.js';
+import { DIALECT_TRAITS } from '../sql/dialect-traits.js';
 import { countRows as countQuery, selectQuery, selectRows } from '../sql/select-rows.js';
 import type { FilterNode } from '../plan/filter-node.js';
 import type { UnitOfWork } from './unit-of-work.js';
@@ -17,12 +18,12 @@ function scopedPlan(unit: UnitOfWork, plan: ReadPlan): ReadPlan {
 
 /** Rows of a read plan, inside the caller's scopes (filter, association paths, sort subqueries). */
 export function readRows(unit: UnitOfWork, plan: ReadPlan): Promise<Row[]> {
-  return selectRows(unit.db, unit.dialect, scopedPlan(unit, plan), unit.scopeOf);
+  return selectRows(unit, scopedPlan(unit, plan), unit.scopeOf);
 }
 
 /** How many rows of `collection` match `where` inside the caller's scope. */
 export function countRows(unit: UnitOfWork, collection: Collection, where: FilterNode): Promise<number> {
-  return countQuery(unit.db, unit.dialect, collection, unit.where(collection, where));
+  return countQuery(unit, collection, unit.where(collection, where));
 }
 
 /** Decodes rows to items and embeds their appends (each appended collection read inside its scope). */
@@ -48,9 +49,9 @@ export function streamItems(unit: UnitOfWork, readPlan: ReadPlan, shape: ReadSha
   const plan = scopedPlan(unit, readPlan);
   const { db, dialect } = unit;
   async function* batches(): AsyncGenerator<Row[]> {
-    if (dialect === 'sqlite' || shape.appends.length > 0) {
+    if (!DIALECT_TRAITS[dialect].cursorStreams || shape.appends.length > 0) {
       for (let offset = 0; ; offset += STREAM_CHUNK_ROWS) {
-        const rows = await selectRows(db, dialect, { ...plan, limit: STREAM_CHUNK_ROWS, offset }, unit.scopeOf);
+        const rows = await selectRows(unit, { ...plan, limit: STREAM_CHUNK_ROWS, offset }, unit.scopeOf);
         if (rows.length > 0) yield rows;
         if (rows.length < STREAM_CHUNK_ROWS) return;
       }

@@ -4,6 +4,7 @@ import { ApiError } from '../errors/api-error.js';
 import type { Collection } from '../schema/collection.js';
 import { indexName } from '../schema/index-name.js';
 import { DIALECT_TRAITS, type DialectTraits } from '../sql/dialect-traits.js';
+import { ShapeCache } from '../sql/query-cache.js';
 import { NO_SCOPES, type ScopeProvider, type Scopes } from './scope.js';
 import { UnitOfWork, type CommitHook } from './unit-of-work.js';
 
@@ -34,11 +35,15 @@ export interface StoreOptions {
 export class Store {
   readonly #beforeCommit: CommitHook[] = [];
   readonly #afterCommit: CommitHook[] = [];
+  /** Compiled statements by query shape; each kept text is a named statement on PostgreSQL. */
+  readonly shapes: ShapeCache;
 
   constructor(
     readonly database: Database,
     readonly options: StoreOptions = {},
-  ) {}
+  ) {
+    this.shapes = new ShapeCache(database.statementNames);
+  }
 
   /** What the database can do (RETURNING, row locks), for plans that choose a fast path. */
   get traits(): DialectTraits {
@@ -62,7 +67,7 @@ export class Store {
 
   /** A read unit: statements run on the pool (SQLite's direct reads stay possible). */
   read(caller: UnitCaller): UnitOfWork {
-    return new UnitOfWork(this.database.db, this.database.dialect, caller.scopes, caller.request.id);
+    return new UnitOfWork(this.database.db, this.database.dialect, caller.scopes, caller.request.id, this.shapes);
   }
 
   /**
@@ -86,13 +91,13 @@ export class Store {
         let unit!: UnitOfWork;
         let result: T;
         if (singleStatement && this.#beforeCommit.length === 0) {
-          unit = new UnitOfWork(db, dialect, caller.scopes, caller.request.id);
+          unit = new UnitOfWork(db, dialect, caller.scopes, caller.request.id, this.shapes);
           result = await work(unit);
           // Registered by the work itself: the statement has committed already.
           for (const hook of unit.hooks().before) await hook(unit.changes, unit);
         } else {
           result = await db.transaction().execute(async (trx) => {
-            unit = new UnitOfWork(trx, dialect, caller.scopes, caller.request.id);
+            unit = new UnitOfWork(trx, dialect, caller.scopes, caller.request.id, this.shapes);
             const value = await work(unit);
             for (const hook of [...this.#beforeCommit, ...unit.hooks().before]) await hook(unit.changes, unit);
             return value;
@@ -103,7 +108,7 @@ export class Store {
       } catch (error) {
         if (!(error instanceof ApiError) && classifyDriverError(error, dialect).kind === 'conflict') {
           // SQLite has already waited busy_timeout; the server dialects report deadlocks at once.
-          if (attempt < WRITE_ATTEMPTS && dialect !== 'sqlite') {
+          if (attempt < WRITE_ATTEMPTS && DIALECT_TRAITS[dialect].retryConflicts) {
             await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 10));
             continue;
           }

@@ -1,7 +1,8 @@
 import type { FilterNode } from '../plan/filter-node.js';
 import type { Collection, Row } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
-import type { Executor } from '../sql/select-rows.js';
+import type { ShapeCache } from '../sql/query-cache.js';
+import type { Executor, SqlTarget } from '../sql/select-rows.js';
 import { canonical } from './canonical.js';
 import { ChangeSet, type ChangeKind } from './change-set.js';
 import { scoped, scopeWhere, type Scopes } from './scope.js';
@@ -16,7 +17,7 @@ export type CommitHook = (changes: ChangeSet, unit: UnitOfWork) => void | Promis
  * One read or one write: where its statements run (the pool, or the write's transaction),
  * the caller's scopes, and what it changed. Every statement the store runs takes a unit.
  */
-export class UnitOfWork {
+export class UnitOfWork implements SqlTarget {
   readonly changes = new ChangeSet();
   readonly #beforeCommit: CommitHook[] = [];
   readonly #afterCommit: CommitHook[] = [];
@@ -27,6 +28,8 @@ export class UnitOfWork {
     readonly scopes: Scopes,
     /** The request this unit serves, for logs. */
     readonly requestId: string,
+    /** Compiled statements by shape (the store's). */
+    readonly shapes: ShapeCache,
   ) {}
 
   /** `where` over `collection`, narrowed to the caller's scopes (its own and every association path's). */

@@ -4,7 +4,6 @@ import type { FilterNode } from '../plan/filter-node.js';
 import type { Collection, Row } from '../schema/collection.js';
 import { filterShape } from '../sql/filter-shape.js';
 import { filterToSql } from '../sql/filter-sql.js';
-import { runShape } from '../sql/query-cache.js';
 import { selectRows } from '../sql/select-rows.js';
 import { canonical } from './canonical.js';
 import { resolveBelongsTo, writeDependents, type NestedOptions } from './nested-writes.js';
@@ -21,7 +20,7 @@ export async function updateReturning(unit: UnitOfWork, collection: Collection, 
   const names = Object.keys(set);
   const params: unknown[] = names.map((name) => set[name]);
   const statement = `u|${names.join(',')}|${filterShape(scoped, dialect, params)}`;
-  const rows = await runShape<Row>(unit.db, collection, statement, params, () =>
+  const rows = await unit.shapes.run<Row>(unit.db, collection, statement, params, () =>
     unit.db
       .updateTable(collection.name)
       .set(set)
@@ -41,7 +40,7 @@ export async function updateMatched(unit: UnitOfWork, collection: Collection, bo
   const { dialect } = unit;
   const key = collection.key;
   const order = [{ field: key, desc: false }];
-  const matched = await selectRows(unit.db, dialect, { collection, where: unit.where(collection, where), select: [key], order }, unit.scopeOf);
+  const matched = await selectRows(unit, { collection, where: unit.where(collection, where), select: [key], order }, unit.scopeOf);
   if (matched.length === 0) return [];
   const byKeys = keyFilter(collection, matched.map((row) => canonical(key, row[key.name], dialect)));
   await resolveBelongsTo(unit, collection, bound, options);
@@ -52,7 +51,7 @@ export async function updateMatched(unit: UnitOfWork, collection: Collection, bo
       .where((eb) => filterToSql(byKeys, eb, dialect, collection.name))
       .execute();
   }
-  const updated = await selectRows(unit.db, dialect, { collection, where: byKeys, select: collection.visible, order });
+  const updated = await selectRows(unit, { collection, where: byKeys, select: collection.visible, order });
   for (const row of updated) unit.record(collection, 'updated', row);
   if (bound.associations.size > 0) for (const row of updated) await writeDependents(unit, collection, row, bound.associations, options);
   return updated;

@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bindFilter } from '../../src/plan/bind-filter.js';
-import { shapeStats } from '../../src/sql/query-cache.js';
 import { evaluateFilter } from '../../src/plan/evaluate-filter.js';
 import type { Collection, Item } from '../../src/schema/collection.js';
 import { DIALECTS } from '../support/test-database.js';
@@ -214,7 +213,7 @@ for (const dialect of DIALECTS) {
     it('caches every query shape the random filters produced, refusing none', async () => {
       // Each shape's parameters are checked against Kysely's on first compile; a refusal would
       // mean the plan and the SQL disagree on parameter order.
-      const stats = shapeStats(collection);
+      const stats = ctx.built.store.shapes.stats(collection);
       expect(stats.refused).toBe(0);
       expect(stats.cached).toBeGreaterThan(20);
     });
