@@ -1,12 +1,8 @@
 import { ApiError } from '../errors/api-error.js';
 import { bindReadShape } from '../plan/bind-read-shape.js';
-import type { Relation, Row } from '../schema/collection.js';
+import type { Relation } from '../schema/collection.js';
 import { associationFilter } from '../store/association-source.js';
-import { insertLink } from '../store/insert-items.js';
-import { setSourceKey } from '../store/links.js';
-import { writeNew } from '../store/nested-writes.js';
-import { updateWhere } from '../store/write-rows.js';
-import { canonical } from '../store/canonical.js';
+import { createLinked } from '../store/nested-writes.js';
 import type { ActionContext, ActionResult } from './action-context.js';
 import { anchorFromPath, loadScope } from './association-scope.js';
 import { countAction } from './count-action.js';
@@ -56,22 +52,7 @@ const create: AssociationAction = async (ctx, relation) => {
   const { bulk, items } = await bindCreateItems(target, ctx.request.body, now, writeFilter(params));
   if (bulk && !relation.toMany) throw new ApiError('BODY_INVALID', `${relation.name} holds one record; create takes an object`);
   const options = nestedOptions(params, now);
-  const rows = await ctx.store.write(ctx, target, async (unit) => {
-    const scope = await loadScope(ctx, relation, unit);
-    const created: Row[] = [];
-    if (relation.type === 'hasOne') await updateWhere(unit, target, { [relation.foreignKey.name]: null }, scope.where);
-    for (const item of items) {
-      if (relation.type === 'hasMany' || relation.type === 'hasOne') item.values.set(relation.foreignKey.name, scope.anchor);
-      const row = await writeNew(unit, target, item, options);
-      created.push(row);
-      if (relation.type === 'belongsTo') {
-        await setSourceKey(unit, scope, row[relation.targetKey.name]);
-      } else if (relation.type === 'belongsToMany') {
-        await insertLink(unit, relation, scope.anchor, canonical(relation.targetKey, row[relation.targetKey.name], unit.dialect), undefined, now);
-      }
-    }
-    return created;
-  });
+  const rows = await ctx.store.write(ctx, target, async (unit) => createLinked(unit, await loadScope(ctx, relation, unit), items, options));
   return createdResult(ctx, target, shape, rows, bulk);
 };
 

@@ -5,8 +5,9 @@ import { isRecord } from '../is-record.js';
 import type { KeyInput } from '../request/query-params.js';
 import type { Collection, Relation, Row } from '../schema/collection.js';
 import { canonical } from './canonical.js';
-import { insertItems } from './insert-items.js';
-import { applyToMany, eq, linkFieldOf } from './links.js';
+import type { AssociationSource } from './association-source.js';
+import { insertItems, insertLink } from './insert-items.js';
+import { applyToMany, eq, linkFieldOf, setSourceKey } from './links.js';
 import type { UnitOfWork } from './unit-of-work.js';
 import { selectWhere, updateWhere } from './write-rows.js';
 
@@ -102,4 +103,26 @@ export async function writeDependents(unit: UnitOfWork, collection: Collection, 
     // Through values apply to new links only; `:add`/`:set` also update existing ones.
     await applyToMany(unit, relation, anchor, wanted.map((w) => w.value), wanted.map((w) => w.extra), 'set', false);
   }
+}
+
+/**
+ * New target rows linked to the source of an association, in the unit's transaction.
+ * hasOne replaces the row linked before (it is unlinked, not deleted).
+ */
+export async function createLinked(unit: UnitOfWork, source: AssociationSource, items: WriteValues[], options: NestedOptions): Promise<Row[]> {
+  const { relation } = source;
+  const { target } = relation;
+  const created: Row[] = [];
+  if (relation.type === 'hasOne') await updateWhere(unit, target, { [relation.foreignKey.name]: null }, source.where);
+  for (const item of items) {
+    if (relation.type === 'hasMany' || relation.type === 'hasOne') item.values.set(relation.foreignKey.name, source.anchor);
+    const row = await writeNew(unit, target, item, options);
+    created.push(row);
+    if (relation.type === 'belongsTo') {
+      await setSourceKey(unit, source, row[relation.targetKey.name]);
+    } else if (relation.type === 'belongsToMany') {
+      await insertLink(unit, relation, source.anchor, canonical(relation.targetKey, row[relation.targetKey.name], unit.dialect), undefined, options.now);
+    }
+  }
+  return created;
 }
