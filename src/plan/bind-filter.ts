@@ -176,42 +176,43 @@ function arrayCondition(field: Field, operator: FieldOperator, value: unknown): 
 }
 
 /**
- * `x >= start` on a date or dateOnly field, or `x < end`: a bound beyond the years such a
- * field holds is no bound at all (TRUE), so no out-of-range value ever reaches the database.
+ * The bounds of a period on a date or dateOnly field: [start, end) as field values, a bound
+ * beyond the years such a field holds being undefined (no bound), so no out-of-range value
+ * ever reaches the database.
  */
-function periodBounds(field: Field, operator: string, value: unknown, zone: TimeZone): { from: FilterNode; until: FilterNode } {
+function periodBounds(field: Field, operator: string, value: unknown, zone: TimeZone): { start: unknown; end: unknown } {
   const period = parsePeriod(value, zone);
   if (period === undefined) throw operatorType(field, operator, 'takes a period: 2026, 2026Q1, 2026W05, 2026-01, 2026-01-15, 2026-01-15T10:30, an ISO instant, or [from, to]');
-  if (field.def.type === 'dateOnly') {
-    const days = periodDays(period, zone);
-    return {
-      from: days.start === undefined ? TRUE_NODE : { kind: 'compare', field, op: 'gte', value: days.start },
-      until: days.end === undefined ? TRUE_NODE : { kind: 'compare', field, op: 'lt', value: days.end },
-    };
-  }
+  if (field.def.type === 'dateOnly') return periodDays(period, zone);
   return {
-    from: period.start < MIN_INSTANT ? TRUE_NODE : { kind: 'compare', field, op: 'gte', value: new Date(period.start) },
-    until: period.end >= END_INSTANT ? TRUE_NODE : { kind: 'compare', field, op: 'lt', value: new Date(period.end) },
+    start: period.start < MIN_INSTANT ? undefined : new Date(period.start),
+    end: period.end >= END_INSTANT ? undefined : new Date(period.end),
   };
 }
 
 function dateCondition(field: Field, operator: FieldOperator, value: unknown, zone: TimeZone): FilterNode {
-  const { from, until } = periodBounds(field, operator, value, zone);
-  const present = notNullNode(field);
+  const { start, end } = periodBounds(field, operator, value, zone);
+  const compare = (op: CompareOp, bound: unknown): FilterNode => ({ kind: 'compare', field, op, value: bound });
+  // Before the start / at or after the end: nothing when the period is open on that side.
+  const before = start === undefined ? FALSE_NODE : compare('lt', start);
+  const after = end === undefined ? FALSE_NODE : compare('gte', end);
+  const inside = start === undefined && end === undefined
+    ? notNullNode(field)
+    : and([start === undefined ? TRUE_NODE : compare('gte', start), end === undefined ? TRUE_NODE : compare('lt', end)]);
   switch (operator) {
     case '$dateOn':
     case '$dateBetween':
-      return and([present, from, until]);
+      return inside;
     case '$dateNotOn':
-      return negative(field, and([present, from, until]));
+      return or([before, after, isNullNode(field)]);
     case '$dateBefore':
-      return and([present, not(from)]);
+      return before;
     case '$dateNotBefore':
-      return negative(field, and([present, not(from)]));
+      return or([start === undefined ? TRUE_NODE : compare('gte', start), isNullNode(field)]);
     case '$dateAfter':
-      return and([present, not(until)]);
+      return after;
     default:
-      return negative(field, and([present, not(until)]));
+      return or([end === undefined ? TRUE_NODE : compare('lt', end), isNullNode(field)]);
   }
 }
 
