@@ -67,7 +67,7 @@ function parseBoolean(name: string, value: unknown, fallback: boolean): boolean 
 function parseFilter(value: unknown): unknown {
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value === 'string') {
-    if (value.length > MAX_FILTER_TEXT) throw new ApiError('FILTER_TOO_COMPLEX', `filter text is longer than ${MAX_FILTER_TEXT} characters`);
+    if (value.length > MAX_FILTER_TEXT) throw new ApiError('FILTER_TOO_COMPLEX', `filter text is longer than ${MAX_FILTER_TEXT} characters`, { details: { limit: 'text', max: MAX_FILTER_TEXT } });
     try {
       return JSON.parse(value) as unknown;
     } catch {

@@ -197,10 +197,31 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('keeps association paths working with the new operators', async () => {
-      await api.collection({ name: 'makers', fields: [{ name: 'label', type: 'string' }] });
-      const reply = await api.get(`/api/gadgets:list?filter=${encode({ name: { $includes: 'x' } })}`);
-      expect(reply.status).toBe(200);
+    it('applies every operator family across an association path', async () => {
+      await api.collection({ name: 'makers', fields: [{ name: 'label', type: 'string' }, { name: 'founded', type: 'date' }, { name: 'codes', type: 'array' }] });
+      await api.collection({ name: 'parts', fields: [{ name: 'title', type: 'string' }, { name: 'maker', type: 'belongsTo' }] });
+      const makers = await api.post('/api/makers:create', [
+        { label: 'Acme_Co', founded: '2026-01-15T10:00:00.000Z', codes: ['x', 1] },
+        { label: 'Zeta', founded: null, codes: [] },
+      ]);
+      expect(makers.status, makers.text).toBe(201);
+      const parts = await api.post('/api/parts:create', [
+        { title: 'bolt', maker: 1 }, { title: 'nut', maker: 2 }, { title: 'gear', maker: null },
+      ]);
+      expect(parts.status, parts.text).toBe(201);
+      const partIds = async (filter: unknown) => {
+        const reply = await api.get(`/api/parts:list?paginate=false&filter=${encode(filter)}`);
+        expect(reply.status, reply.text).toBe(200);
+        return sorted((reply.body.data as Item[]).map((item) => item.id as number));
+      };
+      expect(await partIds({ 'maker.label': { $includes: 'CO' } })).toEqual([1]);
+      expect(await partIds({ maker: { label: { $like: '%\\_%' } } })).toEqual([1]);
+      expect(await partIds({ 'maker.label': { $notIncludes: 'co' } })).toEqual([2]);
+      expect(await partIds({ 'maker.founded': { $dateOn: '2026W03' } })).toEqual([1]);
+      expect(await partIds({ 'maker.founded': { $dateNotOn: '2026' } })).toEqual([2]);
+      expect(await partIds({ 'maker.codes': { $anyOf: [1] } })).toEqual([1]);
+      expect(await partIds({ 'maker.codes': { $arrayEmpty: true } })).toEqual([2]);
+      expect(await partIds({ maker: { $notExists: true } })).toEqual([3]);
     });
   });
 }
