@@ -181,7 +181,8 @@ function arrayCondition(field: Field, operator: FieldOperator, value: unknown): 
  * ever reaches the database.
  */
 function periodBounds(field: Field, operator: string, value: unknown, zone: TimeZone): { start: unknown; end: unknown } {
-  const period = parsePeriod(value, zone);
+  // qs turns `[$dateBetween][0]=…&[$dateBetween][1]=…` into an array, or an indexed object.
+  const period = parsePeriod(isRecord(value) ? Object.values(value) : value, zone);
   if (period === undefined) throw operatorType(field, operator, 'takes a period: 2026, 2026Q1, 2026W05, 2026-01, 2026-01-15, 2026-01-15T10:30, an ISO instant, or [from, to]');
   if (field.def.type === 'dateOnly') return periodDays(period, zone);
   return {
