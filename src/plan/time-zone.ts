@@ -44,14 +44,14 @@ export function parseTimeZone(text: string): TimeZone | undefined {
   return formatter === undefined ? undefined : { kind: 'iana', name: formatter.resolvedOptions().timeZone };
 }
 
-/** Minutes east of UTC that `zone` is at the instant `ms`. */
+/** Milliseconds east of UTC that `zone` is at the instant `ms` (whole seconds: old local mean times are not whole minutes). */
 export function offsetAt(zone: TimeZone, ms: number): number {
-  if (zone.kind === 'offset') return zone.minutes;
+  if (zone.kind === 'offset') return zone.minutes * 60_000;
   const parts = formatterOf(zone.name)!.formatToParts(new Date(ms));
   const get = (type: string): number => Number(parts.find((part) => part.type === type)!.value);
   const wall = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
   const whole = ms - (((ms % 1000) + 1000) % 1000);
-  return Math.round((wall - whole) / 60_000);
+  return wall - whole;
 }
 
 /**
@@ -61,14 +61,14 @@ export function offsetAt(zone: TimeZone, ms: number): number {
  */
 export function wallToInstant(wall: number, zone: TimeZone): number {
   if (zone.kind === 'offset') return wall - zone.minutes * 60_000;
-  const first = wall - offsetAt(zone, wall) * 60_000;
-  const second = wall - offsetAt(zone, first) * 60_000;
+  const first = wall - offsetAt(zone, wall);
+  const second = wall - offsetAt(zone, first);
   if (first === second) return first;
   // Two candidates: keep one that maps back to the wall time, the earlier if both do.
-  const back = (t: number) => t + offsetAt(zone, t) * 60_000 === wall;
+  const back = (t: number) => t + offsetAt(zone, t) === wall;
   const candidates = [first, second].filter(back).sort((a, b) => a - b);
   return candidates[0] ?? Math.max(first, second);
 }
 
 /** The wall-clock time (as if UTC, in ms) of the instant `ms` in `zone`. */
-export const instantToWall = (ms: number, zone: TimeZone): number => ms + offsetAt(zone, ms) * 60_000;
+export const instantToWall = (ms: number, zone: TimeZone): number => ms + offsetAt(zone, ms);

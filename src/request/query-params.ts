@@ -4,6 +4,7 @@ import { parseTimeZone, type TimeZone } from '../plan/time-zone.js';
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 1000;
 export const MAX_KEYS = 1000;
+/** Bytes of the filter's JSON text (UTF-8). */
 export const MAX_FILTER_TEXT = 16 * 1024;
 export const MAX_NAME_LIST = 200;
 
@@ -67,7 +68,10 @@ function parseBoolean(name: string, value: unknown, fallback: boolean): boolean 
 function parseFilter(value: unknown): unknown {
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value === 'string') {
-    if (value.length > MAX_FILTER_TEXT) throw new ApiError('FILTER_TOO_COMPLEX', `filter text is longer than ${MAX_FILTER_TEXT} characters`, { details: { limit: 'text', max: MAX_FILTER_TEXT } });
+    // Characters first: a string that long cannot be shorter in bytes, and counting bytes costs a pass.
+    if (value.length > MAX_FILTER_TEXT || Buffer.byteLength(value, 'utf8') > MAX_FILTER_TEXT) {
+      throw new ApiError('FILTER_TOO_COMPLEX', `filter text is longer than ${MAX_FILTER_TEXT} bytes`, { details: { limit: 'text', max: MAX_FILTER_TEXT } });
+    }
     try {
       return JSON.parse(value) as unknown;
     } catch {
