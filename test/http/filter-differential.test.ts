@@ -13,6 +13,10 @@ import { useDialectApp, type TestApi } from '../support/test-app.js';
  * Differential test of the filter compiler: random filters from a fixed seed, each run by the
  * database and by the in-memory evaluator over the same items; the id sets must be equal on
  * every dialect. A failure names the seed, the filter's index and the filter itself.
+ *
+ * Reproduce or search longer: CORRAL_FILTER_SEED=<seed> (default below), CORRAL_FILTER_RUNS=<n>
+ * (fast-check cases per dialect, default 200), CORRAL_FILTER_PATH=<path> (replay the one case
+ * fast-check printed), CORRAL_FILTER_SHRINK=1 (shrink a failure to a smaller filter).
  */
 
 const SEED = Number(process.env.CORRAL_FILTER_SEED ?? 0x5eed2026);
@@ -22,6 +26,8 @@ const FILTERS = 150;
 const RUNS = Number(process.env.CORRAL_FILTER_RUNS ?? 200);
 /** fast-check's replay path of a failure (printed with the seed), to rerun just that case. */
 const REPLAY_PATH = process.env.CORRAL_FILTER_PATH;
+/** Room for longer runs on a busy machine: 100 ms per generated filter, 60 s at least. */
+const PROPERTY_TIMEOUT = Math.max(60_000, RUNS * 100);
 
 /** mulberry32: a tiny deterministic PRNG, enough to make reproducible cases. */
 function mulberry32(seed: number): () => number {
@@ -430,7 +436,7 @@ for (const dialect of DIALECTS) {
       if (REPLAY_PATH === undefined) expect(nonTrivial).toBeGreaterThan(RUNS / 3);
       // Every operator's parameters matched Kysely's, so each shape went into the query cache.
       expect(shapeStats(collection).refused).toBe(0);
-    });
+    }, PROPERTY_TIMEOUT);
 
     it(`reads date periods in any time zone alike (${Math.ceil(RUNS / 2)} generated filters, seed ${SEED})`, async () => {
       // Bound with the zone and run through the compiler directly: the same binder and SQL a
@@ -446,6 +452,6 @@ for (const dialect of DIALECTS) {
         }),
         { seed: SEED, numRuns: Math.ceil(RUNS / 2), ...(REPLAY_PATH === undefined ? {} : { path: REPLAY_PATH }), endOnFailure: process.env.CORRAL_FILTER_SHRINK === undefined },
       );
-    });
+    }, PROPERTY_TIMEOUT);
   });
 }
