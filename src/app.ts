@@ -129,7 +129,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     const resource = resolveResource(path, snapshot);
     const action = resource.action(path.action ?? restAction(request.method, path.key !== undefined, resource.toOne));
     checkMethod(action.kind, request.method);
-    const params = parseQueryParams((request.query ?? {}) as Record<string, unknown>);
+    const params = parseQueryParams((request.query ?? {}) as Record<string, unknown>, request.headers);
     const keys = mergeKeys(path.key, params.filterByTk);
     const apiRequest: ApiRequest = {
       id: request.id,

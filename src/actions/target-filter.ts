@@ -21,7 +21,7 @@ export interface Target {
  * alone names one row (to-one associations), so get, update and destroy need no key.
  */
 export function bindTarget(request: ApiRequest, collection: Collection, scope: FilterNode = TRUE_NODE, scopeIsTarget = false): Target {
-  const filter = request.params.filter === undefined ? TRUE_NODE : bindFilter(request.params.filter, collection);
+  const filter = request.params.filter === undefined ? TRUE_NODE : bindFilter(request.params.filter, collection, request.params.timeZone);
   const narrowedByFilter = filter !== TRUE_NODE;
   if (request.keys === undefined) {
     return { where: and([scope, filter]), single: scopeIsTarget, narrowed: narrowedByFilter || scopeIsTarget };

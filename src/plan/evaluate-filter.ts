@@ -1,6 +1,7 @@
 import type { Field, Item } from '../schema/collection.js';
 import { DEFAULT_SCALE } from '../schema/field-types/decimal-type.js';
-import type { FilterNode } from './filter-node.js';
+import type { ArrayElement, ArrayOp, FilterNode, TextOp } from './filter-node.js';
+import { asciiLower, likeMatches } from './like-pattern.js';
 
 /**
  * Canonical values made comparable: Dates to numbers, decimal strings to exact scaled
@@ -41,6 +42,30 @@ function compare(a: unknown, b: unknown): number {
   return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
 }
 
+/** API.md §5: substring tests fold case (ASCII letters only) and read `%` and `_` literally. */
+function textMatches(value: string, op: TextOp, term: string): boolean {
+  const text = asciiLower(value);
+  const wanted = asciiLower(term);
+  switch (op) {
+    case 'includes': return text.includes(wanted);
+    case 'startsWith': return text.startsWith(wanted);
+    case 'endsWith': return text.endsWith(wanted);
+  }
+}
+
+/** An array element equals an operand element: same JSON type (string or number) and value. */
+const sameElement = (element: unknown, wanted: ArrayElement): boolean => element === wanted;
+
+function arrayMatches(elements: readonly unknown[], op: ArrayOp, values: readonly ArrayElement[]): boolean {
+  const wanted = (element: unknown) => values.some((value) => sameElement(element, value));
+  switch (op) {
+    case 'empty': return elements.length === 0;
+    case 'anyOf': return elements.some(wanted);
+    // The same set: nothing outside the operand, every operand member present.
+    case 'match': return elements.every(wanted) && values.every((value) => elements.some((element) => sameElement(element, value)));
+  }
+}
+
 /**
  * The plain in-memory meaning of a bound filter over wire items. Tests compare it with what
  * each database returns for the same filter.
@@ -65,6 +90,20 @@ export function evaluateFilter(node: FilterNode, item: Item): boolean {
       if (value === null) return false;
       const found = node.values.some((candidate) => compare(value, comparable(candidate, node.field)) === 0);
       return found !== node.negate;
+    }
+    case 'text': {
+      const value = item[node.field.name];
+      if (typeof value !== 'string') return false;
+      return node.values.some((term) => textMatches(value, node.op, term));
+    }
+    case 'like': {
+      const value = item[node.field.name];
+      return typeof value === 'string' && likeMatches(value, node.pattern, node.op === 'iLike');
+    }
+    case 'array': {
+      const value = item[node.field.name];
+      if (!Array.isArray(value)) return false;
+      return arrayMatches(value, node.op, node.values);
     }
     case 'compare': {
       const value = itemValue(item, node.field);

@@ -3,6 +3,18 @@ import type { BelongsToMany, Field, Relation } from '../schema/collection.js';
 /** Comparison operators of the bound filter tree. */
 export type CompareOp = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte';
 
+/** Substring operators (the positive forms). */
+export type TextOp = 'includes' | 'startsWith' | 'endsWith';
+
+/** Raw pattern operators (the positive forms). */
+export type LikeOp = 'like' | 'iLike';
+
+/** Array field operators (the positive forms). */
+export type ArrayOp = 'anyOf' | 'match' | 'empty';
+
+/** An element an array operator compares: a string or a finite number. */
+export type ArrayElement = string | number;
+
 /**
  * A filter bound to the schema: fields resolved, values parsed to their canonical form.
  * Two-valued: a comparison on a NULL field is false, and every negative operator matches NULL.
@@ -17,6 +29,19 @@ export type FilterNode =
   | { kind: 'const'; value: boolean }
   /** Some row related through `relation` matches `where` (association paths in filters). */
   | { kind: 'exists'; relation: Relation; where: FilterNode }
+  /**
+   * Substring test, ASCII case-insensitive, the value literal (`%` and `_` match themselves);
+   * true when any of `values` matches. Negative forms are NOT of this, ORed with IS NULL.
+   */
+  | { kind: 'text'; field: Field; op: TextOp; values: string[] }
+  /** A raw LIKE pattern (`%` any run, `_` one character, `\\` escapes); `iLike` folds ASCII case. */
+  | { kind: 'like'; field: Field; op: LikeOp; pattern: string }
+  /**
+   * An `array` field's elements (strings and numbers, compared by JSON type and value):
+   * `anyOf` shares an element with `values`, `match` holds exactly the set `values`
+   * (distinct, in canonical order), `empty` is `[]`. NULL never matches.
+   */
+  | { kind: 'array'; field: Field; op: ArrayOp; values: ArrayElement[] }
   /** belongsToMany scope: the target row is linked to the source row whose sourceKey is `value`. */
   | { kind: 'linkedThrough'; relation: BelongsToMany; value: unknown };
 

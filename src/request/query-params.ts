@@ -1,8 +1,10 @@
 import { ApiError } from '../errors/api-error.js';
+import { parseTimeZone, type TimeZone } from '../plan/time-zone.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 1000;
 export const MAX_KEYS = 1000;
+/** Bytes of the filter's JSON text (UTF-8). */
 export const MAX_FILTER_TEXT = 16 * 1024;
 export const MAX_NAME_LIST = 200;
 
@@ -28,6 +30,8 @@ export interface QueryParams {
   simplePaginate: boolean;
   /** `?cascade=true` on destroy of collections. */
   cascade: boolean;
+  /** The `X-Timezone` header: the zone filter date periods are read in (UTC when absent). */
+  timeZone?: TimeZone;
 }
 
 export type KeyInput = string | number | (string | number)[];
@@ -64,7 +68,10 @@ function parseBoolean(name: string, value: unknown, fallback: boolean): boolean 
 function parseFilter(value: unknown): unknown {
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value === 'string') {
-    if (value.length > MAX_FILTER_TEXT) throw new ApiError('FILTER_TOO_COMPLEX', `filter text is longer than ${MAX_FILTER_TEXT} characters`);
+    // Characters first: a string that long cannot be shorter in bytes, and counting bytes costs a pass.
+    if (value.length > MAX_FILTER_TEXT || Buffer.byteLength(value, 'utf8') > MAX_FILTER_TEXT) {
+      throw new ApiError('FILTER_TOO_COMPLEX', `filter text is longer than ${MAX_FILTER_TEXT} bytes`, { details: { limit: 'text', max: MAX_FILTER_TEXT } });
+    }
     try {
       return JSON.parse(value) as unknown;
     } catch {
@@ -98,8 +105,16 @@ function parseKeys(value: unknown): KeyInput | undefined {
   throw new ApiError('KEY_INVALID', 'filterByTk must be a key or an array of keys');
 }
 
-/** Parses the qs-decoded query object. */
-export function parseQueryParams(query: Record<string, unknown>): QueryParams {
+/** The `X-Timezone` header: an IANA zone name or a ±HH:MM offset; anything else is 400. */
+function parseTimeZoneHeader(value: unknown): TimeZone | undefined {
+  if (value === undefined || value === '') return undefined;
+  const zone = typeof value === 'string' ? parseTimeZone(value) : undefined;
+  if (zone === undefined) throw param('X-Timezone', 'must be an IANA time zone (Europe/Berlin) or an offset (+05:30)');
+  return zone;
+}
+
+/** Parses the qs-decoded query object, and the request headers that shape a query. */
+export function parseQueryParams(query: Record<string, unknown>, headers: Record<string, unknown> = {}): QueryParams {
   const params: QueryParams = {
     page: parsePositiveInt('page', query.page, 1, Number.MAX_SAFE_INTEGER),
     pageSize: parsePositiveInt('pageSize', query.pageSize, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE),
@@ -109,6 +124,8 @@ export function parseQueryParams(query: Record<string, unknown>): QueryParams {
   };
   const filter = parseFilter(query.filter);
   if (filter !== undefined) params.filter = filter;
+  const timeZone = parseTimeZoneHeader(headers['x-timezone']);
+  if (timeZone !== undefined) params.timeZone = timeZone;
   const keys = parseKeys(query.filterByTk);
   if (keys !== undefined) params.filterByTk = keys;
   for (const name of ['fields', 'except', 'appends', 'sort', 'whitelist', 'blacklist', 'updateAssociationValues'] as const) {

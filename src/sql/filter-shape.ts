@@ -1,5 +1,6 @@
 import type { FilterNode } from '../plan/filter-node.js';
 import type { Dialect } from '../schema/types.js';
+import { operatorParams, operatorShape } from './filter-operators.js';
 
 /**
  * The shape of a bound filter (its structure without values) and, pushed onto `params`, its
@@ -23,6 +24,11 @@ export function filterShape(node: FilterNode, dialect: Dialect, params: unknown[
     case 'compare':
       params.push(node.field.type.toDb(node.value, dialect));
       return `${node.op}:${node.field.name}`;
+    case 'text':
+    case 'like':
+    case 'array':
+      params.push(...operatorParams(node, dialect));
+      return operatorShape(node);
     case 'exists':
       return `e:${node.relation.name}(${filterShape(node.where, dialect, params)})`;
     case 'linkedThrough':

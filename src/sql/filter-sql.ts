@@ -4,6 +4,7 @@ import type { CompareOp, FilterNode } from '../plan/filter-node.js';
 import type { Relation } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
 import { DIALECT_TRAITS } from './dialect-traits.js';
+import { arraySql, likeSql, textSql } from './filter-operators.js';
 
 const SQL_OPERATOR: Record<CompareOp, '=' | '<>' | '>' | '>=' | '<' | '<='> = {
   eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=',
@@ -54,6 +55,12 @@ export function filterToSql(node: FilterNode, eb: Eb, dialect: Dialect, table: s
       }
       case 'compare':
         return eb(col(alias, n.field.name), SQL_OPERATOR[n.op], n.field.type.toDb(n.value, dialect));
+      case 'text':
+        return textSql(n, col(alias, n.field.name), dialect);
+      case 'like':
+        return likeSql(n, col(alias, n.field.name), dialect);
+      case 'array':
+        return arraySql(n, col(alias, n.field.name), dialect);
       case 'exists': {
         const inner = `r${++aliases}`;
         return relatedExists(n.relation, alias, inner, compile(n.where, inner));

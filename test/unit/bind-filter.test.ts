@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors/api-error.js';
 import { bindFilter, MAX_FILTER_CONDITIONS, MAX_FILTER_DEPTH, MAX_IN_VALUES } from '../../src/plan/bind-filter.js';
 import { evaluateFilter } from '../../src/plan/evaluate-filter.js';
+import { parseTimeZone } from '../../src/plan/time-zone.js';
 import type { FilterNode } from '../../src/plan/filter-node.js';
 import { compileCollection, type Collection, type Item } from '../../src/schema/collection.js';
 import { normalizeCollection } from '../../src/schema/normalize-collection.js';
@@ -258,5 +259,81 @@ describe('evaluateFilter', () => {
     expect(matches({ title: { $lt: 'é' } }, { title: 'z' })).toBe(true);
     expect(matches({ title: { $gt: '\uffff' } }, { title: '🎉' })).toBe(true);
     expect(matches({ at: { $eq: '2026-01-02T05:04:05+02:00' } }, { at: '2026-01-02T03:04:05.000Z' })).toBe(true);
+  });
+});
+
+describe('bindFilter: the operators beyond comparison', () => {
+  const title = field('title');
+  const at = field('at');
+  const day = field('day');
+  const tags = field('tags');
+
+  it('refuses operators on field types they do not fit with FILTER_OPERATOR_TYPE', () => {
+    for (const filter of [
+      { views: { $includes: '1' } }, { at: { $like: '2026%' } }, { title: { $dateOn: '2026' } }, { title: { $anyOf: ['a'] } },
+      { active: { $between: [false, true] } }, { title: { $isTruly: true } }, { meta: { $anyOf: ['a'] } }, { tags: { $includes: 'a' } },
+      { at: { $dateOn: 'soon' } }, { tags: { $anyOf: [{ a: 1 }] } }, { tags: { $match: [null] } }, { title: { $empty: 'maybe' } },
+      { views: { $between: [1, 2, 3] } }, { views: { $between: [1, null] } }, { title: { $includes: { a: { b: 1 } } } },
+    ]) expect(codeOf(filter), JSON.stringify(filter)).toBe('FILTER_OPERATOR_TYPE');
+  });
+
+  it('reads substring terms as canonical, distinct values and the not forms as NOT … OR NULL', () => {
+    expect(bindFilter({ title: { $includes: ['a', 'a', 'b'] } }, posts)).toEqual({ kind: 'text', field: title, op: 'includes', values: ['a', 'b'] });
+    expect(bindFilter({ title: { $notEndWith: 'x' } }, posts)).toEqual({
+      kind: 'or', items: [{ kind: 'not', item: { kind: 'text', field: title, op: 'endsWith', values: ['x'] } }, { kind: 'isNull', field: title, negate: false }],
+    });
+    expect(bindFilter({ title: { $notIncludes: [] } }, posts)).toEqual({ kind: 'const', value: true });
+  });
+
+  it('binds array operands as distinct strings and numbers in canonical order', () => {
+    expect(bindFilter({ tags: { $match: ['b', 1, 'a', 'b', '1'] } }, posts)).toEqual({ kind: 'array', field: tags, op: 'match', values: ['"1"', '"a"', '"b"', '1'].map((t) => JSON.parse(t)) });
+    expect(bindFilter({ tags: { $match: [] } }, posts)).toEqual({ kind: 'array', field: tags, op: 'empty', values: [] });
+    expect(bindFilter({ tags: { $anyOf: [] } }, posts)).toEqual({ kind: 'const', value: false });
+  });
+
+  it('turns date periods into half-open ranges, in UTC or the given zone', () => {
+    expect(bindFilter({ at: { $dateOn: '2026-01' } }, posts)).toEqual({
+      kind: 'and', items: [
+        { kind: 'compare', field: at, op: 'gte', value: new Date('2026-01-01T00:00:00.000Z') },
+        { kind: 'compare', field: at, op: 'lt', value: new Date('2026-02-01T00:00:00.000Z') },
+      ],
+    });
+    expect(bindFilter({ at: { $dateBefore: '2026' } }, posts, parseTimeZone('+05:30'))).toEqual(
+      { kind: 'compare', field: at, op: 'lt', value: new Date('2025-12-31T18:30:00.000Z') },
+    );
+    expect(bindFilter({ day: { $dateAfter: '2026W01' } }, posts)).toEqual({ kind: 'compare', field: day, op: 'gte', value: '2026-01-05' });
+    // No bound beyond year 9999: an open range never sends an out-of-range value.
+    expect(bindFilter({ at: { $dateAfter: '9999' } }, posts)).toEqual({ kind: 'const', value: false });
+    expect(bindFilter({ at: { $dateNotAfter: '9999' } }, posts)).toEqual({ kind: 'const', value: true });
+  });
+
+  it('names the exceeded limit in details', () => {
+    let error: unknown;
+    try {
+      bindFilter(nested(MAX_FILTER_DEPTH + 1), posts);
+    } catch (caught) {
+      error = caught;
+    }
+    expect((error as ApiError).entries[0]).toMatchObject({ code: 'FILTER_TOO_COMPLEX', details: { limit: 'depth', max: MAX_FILTER_DEPTH } });
+  });
+
+  it('evaluates the new operators as API.md says', () => {
+    const item = (values: Partial<Item>): Item => ({ id: 1, title: null, tags: null, active: null, at: null, ...values });
+    const matches = (filter: unknown, values: Partial<Item>) => evaluateFilter(bindFilter(filter, posts), item(values));
+    expect(matches({ title: { $includes: 'APP' } }, { title: 'apple' })).toBe(true);
+    expect(matches({ title: { $includes: 'É' } }, { title: 'é' })).toBe(false);
+    expect(matches({ title: { $includes: '%' } }, { title: 'abc' })).toBe(false);
+    expect(matches({ title: { $notIncludes: 'a' } }, {})).toBe(true);
+    expect(matches({ title: { $like: 'a_c' } }, { title: 'abc' })).toBe(true);
+    expect(matches({ title: { $like: 'A%' } }, { title: 'abc' })).toBe(false);
+    expect(matches({ title: { $iLike: 'A%' } }, { title: 'abc' })).toBe(true);
+    expect(matches({ title: { $like: '%\\%' } }, { title: '5%' })).toBe(true);
+    expect(matches({ tags: { $anyOf: [1] } }, { tags: ['1'] })).toBe(false);
+    expect(matches({ tags: { $match: ['a', 'b'] } }, { tags: ['b', 'a', 'a'] })).toBe(true);
+    expect(matches({ tags: { $match: ['a'] } }, { tags: ['a', true] })).toBe(false);
+    expect(matches({ tags: { $empty: true } }, { tags: [] })).toBe(true);
+    expect(matches({ active: { $isFalsy: true } }, {})).toBe(true);
+    expect(matches({ at: { $dateOn: '2026' } }, { at: '2026-12-31T23:59:59.999Z' })).toBe(true);
+    expect(matches({ at: { $dateOn: '2026' } }, { at: '2027-01-01T00:00:00.000Z' })).toBe(false);
   });
 });

@@ -94,6 +94,8 @@ describe('parseQueryParams', () => {
     [{ filterByTk: Array.from({ length: 1001 }, (_, i) => String(i)) }, 'PARAM_INVALID'],
     [{ filter: 'nope' }, 'FILTER_INVALID'],
     [{ filter: 'x'.repeat(16 * 1024 + 1) }, 'FILTER_TOO_COMPLEX'],
+    // The limit counts UTF-8 bytes: 8193 two-byte characters are over 16 KiB.
+    [{ filter: 'é'.repeat(8 * 1024 + 1) }, 'FILTER_TOO_COMPLEX'],
   ];
   for (const [query, code] of BAD) {
     it(`rejects ${JSON.stringify(query).slice(0, 60)} with ${code}`, () => {
