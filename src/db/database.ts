@@ -2,6 +2,7 @@ import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Dialect
 import type { DatabaseConfig } from '../config/config.js';
 import type { Dialect } from '../schema/types.js';
 import { registerDirectReader, type DirectReader } from './direct-reader.js';
+import { postgresSchema, searchPathOption } from './postgres-schema.js';
 import { STATEMENT_NAME } from './statement-name.js';
 
 /**
@@ -105,6 +106,8 @@ async function makeDialect(config: DatabaseConfig): Promise<{ dialect: Dialect; 
       const pool = new pg.Pool({
         connectionString: config.url,
         max: config.poolSize,
+        // Corral's schema first, then pg_catalog: see postgres-schema.ts.
+        options: searchPathOption(postgresSchema(config.url)),
         // dateOnly stays 'YYYY-MM-DD' instead of a local-time Date.
         types: {
           getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
