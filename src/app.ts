@@ -25,6 +25,8 @@ export interface BuiltApp {
 
 /** qs settings that read the NocoBase SDK's serialisation (brackets arrays, strict nulls). */
 const QS_OPTIONS = { strictNullHandling: true, arrayLimit: 1000, depth: 10, parameterLimit: 2000 } as const;
+/** Client request ids kept as they are; anything else gets a fresh UUID. */
+export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 /** The composition root: the only module that sees every other one. */
@@ -33,8 +35,13 @@ export async function buildApp(config: Config): Promise<BuiltApp> {
     logger: { level: config.logLevel },
     bodyLimit: config.bodyLimit,
     routerOptions: { querystringParser: (text: string) => qs.parse(text, QS_OPTIONS) },
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // A client's x-request-id is kept only when it is short and plain (API.md section 12):
+    // it is echoed in a header, written to logs and quoted in INTERNAL messages.
+    requestIdHeader: false,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
+    },
     // Our own onRequest hook answers 503 SHUTTING_DOWN in the error envelope instead.
     return503OnClosing: false,
     // Bad URLs and the like are answered before routing: render them like every other error.

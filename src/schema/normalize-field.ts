@@ -1,5 +1,6 @@
 import { ApiError } from '../errors/api-error.js';
 import { isRecord } from '../is-record.js';
+import { compilePattern } from './pattern.js';
 import { fieldNameProblem } from './reserved-names.js';
 import { FIELD_TYPES } from './field-types/index.js';
 import { DEFAULT_STRING_LENGTH } from './field-types/string-type.js';
@@ -111,9 +112,10 @@ export function normalizeField(input: unknown): FieldDef {
       throw invalid(`${name}: pattern must be a regular expression string`, name);
     }
     try {
-      new RegExp(input.pattern, 'u');
-    } catch {
-      throw invalid(`${name}: pattern is not a valid regular expression`, name);
+      compilePattern(input.pattern);
+    } catch (error) {
+      const reason = error instanceof Error ? `: ${error.message}` : '';
+      throw invalid(`${name}: pattern is not a valid RE2 regular expression (no backreferences or lookaround)${reason}`, name);
     }
     def.pattern = input.pattern;
   }
