@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import qs from 'qs';
 import type { ActionResult } from './actions/action-context.js';
 import { resolveResource } from './actions/action-registry.js';
 import type { Config } from './config/config.js';
 import { openDatabase, type Database } from './db/database.js';
+import { classifyDriverError } from './db/driver-error.js';
 import { ApiError } from './errors/api-error.js';
 import { drainOnShutdown } from './http/drain-on-shutdown.js';
 import { toApiError } from './http/error-body.js';
@@ -14,6 +15,7 @@ import { parseResourcePath } from './http/resource-path.js';
 import { mergeKeys, type ApiRequest } from './request/api-request.js';
 import { parseQueryParams } from './request/query-params.js';
 import { SchemaManager } from './schema/schema-manager.js';
+import type { Dialect } from './schema/types.js';
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -26,6 +28,28 @@ export interface BuiltApp {
 /** qs settings that read the NocoBase SDK's serialisation (brackets arrays, strict nulls). */
 const QS_OPTIONS = { strictNullHandling: true, arrayLimit: 1000, depth: 10, parameterLimit: 2000 } as const;
 /** Client request ids kept as they are; anything else gets a fresh UUID. */
+/**
+ * Another node may change the schema between this node's polls: a statement naming a dropped
+ * or renamed column fails in the database. Such a failure rolled back, so the request is
+ * resolved again against a fresh snapshot and run once more; it then succeeds or answers
+ * what the new schema implies (404 COLLECTION_NOT_FOUND, 400 FILTER_UNKNOWN_FIELD, …).
+ */
+async function retryIfSchemaMoved(
+  run: () => Promise<ActionResult>,
+  schema: SchemaManager,
+  dialect: Dialect,
+  log: FastifyBaseLogger,
+): Promise<ActionResult> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof ApiError || classifyDriverError(error, dialect).kind !== 'schemaMoved') throw error;
+    log.info({ err: error }, 'the schema moved under a statement; reloading it and running the request again');
+    await schema.refresh();
+    return run();
+  }
+}
+
 export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
@@ -123,22 +147,25 @@ export async function buildApp(config: Config): Promise<BuiltApp> {
     const rawPath = request.url.split('?', 1)[0]!.slice(prefix.length + 1);
     const path = parseResourcePath(rawPath);
     if (path === undefined) throw new ApiError('ROUTE_NOT_FOUND', `no route for ${request.method} ${prefix}/${rawPath}`);
-    const snapshot = schema.snapshot;
-    const resource = resolveResource(path, snapshot);
-    const action = resource.action(path.action ?? restAction(request.method, path.key !== undefined, resource.toOne));
-    checkMethod(action.kind, request.method);
-    const params = parseQueryParams((request.query ?? {}) as Record<string, unknown>);
-    const keys = mergeKeys(path.key, params.filterByTk);
-    const apiRequest: ApiRequest = {
-      id: request.id,
-      method: request.method,
-      path,
-      action: action.name,
-      ...(keys === undefined ? {} : { keys }),
-      params,
-      body: request.body,
+    const runAction = (): Promise<ActionResult> => {
+      const snapshot = schema.snapshot;
+      const resource = resolveResource(path, snapshot);
+      const action = resource.action(path.action ?? restAction(request.method, path.key !== undefined, resource.toOne));
+      checkMethod(action.kind, request.method);
+      const params = parseQueryParams((request.query ?? {}) as Record<string, unknown>);
+      const keys = mergeKeys(path.key, params.filterByTk);
+      const apiRequest: ApiRequest = {
+        id: request.id,
+        method: request.method,
+        path,
+        action: action.name,
+        ...(keys === undefined ? {} : { keys }),
+        params,
+        body: request.body,
+      };
+      return action.run({ request: apiRequest, database, schema, snapshot, log: request.log, itemUrl });
     };
-    const result: ActionResult = await action.run({ request: apiRequest, database, schema, snapshot, log: request.log, itemUrl });
+    const result = await retryIfSchemaMoved(runAction, schema, database.dialect, request.log);
     reply.status(result.status);
     if (result.kind === 'stream') return reply.type('application/json; charset=utf-8').send(result.stream);
     if (result.headers !== undefined) reply.headers(result.headers);

@@ -34,6 +34,7 @@ export const ERROR_CATALOGUE = {
   FIELD_EXISTS: { status: 409, message: 'A field with this name already exists' },
   COLLECTION_IN_USE: { status: 409, message: 'Other collections refer to this collection' },
   SCHEMA_CHANGE_UNSAFE: { status: 409, message: 'This schema change could lose stored values' },
+  SCHEMA_CHANGED: { status: 409, message: 'The schema changed while the request ran; send the request again' },
   WRITE_CONFLICT: { status: 409, message: 'Concurrent writes collided; nothing was stored, send the request again' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Request body must be application/json' },

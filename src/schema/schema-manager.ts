@@ -36,6 +36,7 @@ export class SchemaManager {
   readonly #mutex = new Mutex();
   #timer: NodeJS.Timeout | undefined;
   #polling = false;
+  #refreshing: Promise<void> | undefined;
 
   constructor(
     private readonly database: Database,
@@ -80,6 +81,17 @@ export class SchemaManager {
     } finally {
       this.#polling = false;
     }
+  }
+
+  /**
+   * Reloads now, because a statement found the schema moved under it (another node changed
+   * it before this one's poll noticed). Concurrent callers share one reload.
+   */
+  refresh(): Promise<void> {
+    this.#refreshing ??= this.#mutex.run(() => this.reload()).finally(() => {
+      this.#refreshing = undefined;
+    });
+    return this.#refreshing;
   }
 
   async reload(): Promise<void> {
