@@ -50,6 +50,9 @@ async function retryIfSchemaMoved(
   }
 }
 
+/** /readyz answers within 2 s (API.md section 12), whatever the database does. */
+export const READYZ_TIMEOUT_MS = 1500;
+
 export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
@@ -78,7 +81,7 @@ export async function buildApp(config: Config): Promise<BuiltApp> {
     },
   });
   const connections = drainOnShutdown(app.server);
-  const database = await openDatabase(config.database);
+  const database = await openDatabase(config.database, { connectMs: config.dbConnectTimeoutMs, statementMs: config.dbStatementTimeoutMs });
   const schema = new SchemaManager(database, app.log);
   try {
     await schema.init();
@@ -132,10 +135,18 @@ export async function buildApp(config: Config): Promise<BuiltApp> {
 
   app.get('/healthz', async () => ({ data: { status: 'ok' } }));
   app.get('/readyz', async () => {
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await database.ping();
+      await Promise.race([
+        database.ping(),
+        new Promise((_resolve, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${READYZ_TIMEOUT_MS} ms`)), READYZ_TIMEOUT_MS);
+        }),
+      ]);
     } catch (error) {
       throw new ApiError('DATABASE_UNAVAILABLE', undefined, { cause: error });
+    } finally {
+      clearTimeout(timer);
     }
     return { data: { status: 'ready', dialect: database.dialect } };
   });

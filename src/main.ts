@@ -30,6 +30,10 @@ Environment only:
   CORRAL_DB_POOL_SIZE         PostgreSQL/MySQL connections per node, 1-100 (default 10)
   CORRAL_SHUTDOWN_TIMEOUT_MS  graceful shutdown limit before exiting 1 (default 10000)
   CORRAL_SCHEMA_POLL_MS       how often to look for schema changes, 50-60000 (default 500)
+  CORRAL_DB_CONNECT_TIMEOUT_MS    PostgreSQL/MySQL connect limit, 100-600000 (default 5000)
+  CORRAL_DB_STATEMENT_TIMEOUT_MS  PostgreSQL/MySQL statement limit, 100-86400000 (default 30000)
+  CORRAL_CORS_ORIGINS         browser origins allowed, comma list or * (default none)
+  CORRAL_ALLOWED_HOSTS        extra Host names on a loopback listener, comma list (default none)
 `;
 
 export async function main(argv: string[], env: Record<string, string | undefined>): Promise<void> {

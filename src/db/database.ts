@@ -1,7 +1,8 @@
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Dialect as KyselyDialect } from 'kysely';
-import type { DatabaseConfig } from '../config/config.js';
+import { DEFAULT_CONFIG, type DatabaseConfig } from '../config/config.js';
 import type { Dialect } from '../schema/types.js';
 import { registerDirectReader, type DirectReader } from './direct-reader.js';
+import { withStatementTimeout } from './mysql-timeout-pool.js';
 import { postgresSchema, searchPathOption } from './postgres-schema.js';
 import { STATEMENT_NAME } from './statement-name.js';
 
@@ -41,8 +42,23 @@ export const SQLITE_PRAGMAS = [
 /** Prepared SQLite statements kept by SQL text (the oldest goes first). */
 export const SQLITE_STATEMENT_CACHE = 1000;
 
-export async function openDatabase(config: DatabaseConfig): Promise<Database> {
-  const { dialect, kyselyDialect, mysqlCollation, direct } = await makeDialect(config);
+/** Connect and statement limits of the network databases (CORRAL_DB_*_TIMEOUT_MS). */
+export interface DatabaseTimeouts {
+  connectMs: number;
+  statementMs: number;
+}
+
+/**
+ * Extra time the client waits past the server's statement_timeout before giving up itself:
+ * the server's own cancel answers first, the client's timer catches a server that went silent.
+ */
+export const CLIENT_TIMEOUT_GRACE_MS = 1000;
+
+export async function openDatabase(
+  config: DatabaseConfig,
+  timeouts: DatabaseTimeouts = { connectMs: DEFAULT_CONFIG.dbConnectTimeoutMs, statementMs: DEFAULT_CONFIG.dbStatementTimeoutMs },
+): Promise<Database> {
+  const { dialect, kyselyDialect, mysqlCollation, direct } = await makeDialect(config, timeouts);
   let statements = 0;
   const db = new Kysely<DynamicDb>({
     dialect: kyselyDialect,
@@ -63,7 +79,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
   };
 }
 
-async function makeDialect(config: DatabaseConfig): Promise<{ dialect: Dialect; kyselyDialect: KyselyDialect; mysqlCollation?: string; direct?: DirectReader }> {
+async function makeDialect(config: DatabaseConfig, timeouts: DatabaseTimeouts): Promise<{ dialect: Dialect; kyselyDialect: KyselyDialect; mysqlCollation?: string; direct?: DirectReader }> {
   switch (config.dialect) {
     case 'sqlite': {
       const { default: SqliteDatabase } = await import('better-sqlite3');
@@ -108,6 +124,9 @@ async function makeDialect(config: DatabaseConfig): Promise<{ dialect: Dialect; 
         max: config.poolSize,
         // Corral's schema first, then pg_catalog: see postgres-schema.ts.
         options: searchPathOption(postgresSchema(config.url)),
+        connectionTimeoutMillis: timeouts.connectMs,
+        statement_timeout: timeouts.statementMs,
+        query_timeout: timeouts.statementMs + CLIENT_TIMEOUT_GRACE_MS,
         // dateOnly stays 'YYYY-MM-DD' instead of a local-time Date.
         types: {
           getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -142,6 +161,7 @@ async function makeDialect(config: DatabaseConfig): Promise<{ dialect: Dialect; 
         dateStrings: true,
         supportBigNumbers: true,
         bigNumberStrings: true,
+        connectTimeout: timeouts.connectMs,
       });
       // Every connection speaks UTC and refuses silent truncation; the pool runs this before any other query.
       pool.on('connection', (connection) => {
@@ -149,10 +169,10 @@ async function makeDialect(config: DatabaseConfig): Promise<{ dialect: Dialect; 
           "set session time_zone = '+00:00', sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_DATE,NO_ZERO_IN_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'",
         );
       });
-      const [rows] = await pool.promise().query('select version() as version');
+      const [rows] = await pool.promise().query({ sql: 'select version() as version', timeout: timeouts.connectMs });
       const version = String((rows as { version?: unknown }[])[0]?.version ?? '');
       const mysqlCollation = /mariadb/i.test(version) ? 'utf8mb4_nopad_bin' : 'utf8mb4_0900_bin';
-      return { dialect: 'mysql', kyselyDialect: new MysqlDialect({ pool }), mysqlCollation };
+      return { dialect: 'mysql', kyselyDialect: new MysqlDialect({ pool: withStatementTimeout(pool, timeouts.statementMs) }), mysqlCollation };
     }
   }
 }

@@ -53,7 +53,9 @@ export class SchemaManager {
   async init(): Promise<void> {
     try {
       await this.reload();
-    } catch {
+    } catch (error) {
+      // An unreachable database fails the start at once, not after a second connect timeout.
+      if (classifyDriverError(error, this.database.dialect).kind === 'unavailable') throw error;
       await ensureSystemTables(this.database.db, this.database.dialect, this.database.mysqlCollation);
       await this.reload();
     }

@@ -1,5 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/test-database.js';
@@ -67,6 +68,30 @@ describe('start-up refusals', () => {
       expect(result.stderr, result.stderr.join('\n')).toHaveLength(1);
       expect(result.stderr[0]).toMatch(/^corral: cannot start: .*ECONNREFUSED/);
       expect(result.stderr[0]).not.toMatch(/\bat .+:\d+:\d+/);
+    });
+  }
+
+  for (const scheme of ['postgres', 'mysql']) {
+    it(`a ${scheme} server that accepts but never answers fails the start within the connect timeout, with one line`, async () => {
+      const sockets = new Set<Socket>();
+      const silent = createServer((socket) => {
+        sockets.add(socket);
+        socket.on('error', () => undefined);
+      });
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      const { port } = silent.address() as AddressInfo;
+      try {
+        const started = Date.now();
+        const result = await failedStart({ DATABASE_URL: `${scheme}://root@127.0.0.1:${port}/x`, CORRAL_DB_CONNECT_TIMEOUT_MS: '500' });
+        expect(result.code).toBe(1);
+        expect(result.stderr, result.stderr.join('\n')).toHaveLength(1);
+        expect(result.stderr[0]).toMatch(/^corral: cannot start: /);
+        // The process start itself takes a moment; the database part is one connect timeout.
+        expect(Date.now() - started).toBeLessThan(5000);
+      } finally {
+        for (const socket of sockets) socket.destroy();
+        silent.close();
+      }
     });
   }
 
