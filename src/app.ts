@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import cors from '@fastify/cors';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import qs from 'qs';
 import type { ActionResult } from './actions/action-context.js';
@@ -8,6 +9,7 @@ import type { Config } from './config/config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { classifyDriverError } from './db/driver-error.js';
 import { ApiError } from './errors/api-error.js';
+import { compileBrowserGuard } from './http/browser-guard.js';
 import { drainOnShutdown } from './http/drain-on-shutdown.js';
 import { toApiError } from './http/error-body.js';
 import { checkMethod, restAction } from './http/method-rules.js';
@@ -52,6 +54,9 @@ async function retryIfSchemaMoved(
 
 /** /readyz answers within 2 s (API.md section 12), whatever the database does. */
 export const READYZ_TIMEOUT_MS = 1500;
+
+/** How long browsers may cache a preflight answer. */
+export const CORS_MAX_AGE_S = 600;
 
 export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -120,6 +125,24 @@ export async function buildApp(config: Config): Promise<BuiltApp> {
     if (!closing) return done();
     reply.header('connection', 'close');
     done(new ApiError('SHUTTING_DOWN'));
+  });
+
+  // Origin and Host rules first; CORS headers and preflight answers for allowed origins after.
+  const browserGuard = compileBrowserGuard({ corsOrigins: config.corsOrigins, allowedHosts: config.allowedHosts, listenHost: config.host });
+  app.addHook('onRequest', (request, _reply, done) => done(browserGuard(request.headers)));
+  await app.register(cors, {
+    // Only requests that carry an Origin (already allowed above) get CORS headers, and only
+    // a real preflight (with Access-Control-Request-Method) is answered by the plugin.
+    delegator: (request, callback) => {
+      const origin = request.headers.origin;
+      callback(null, {
+        origin: origin === undefined ? false : origin,
+        methods: [...ALL_METHODS],
+        exposedHeaders: ['x-request-id', 'location'],
+        maxAge: CORS_MAX_AGE_S,
+        preflight: request.headers['access-control-request-method'] !== undefined,
+      });
+    },
   });
 
   app.setErrorHandler((error, request, reply) => {

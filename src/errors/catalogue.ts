@@ -42,6 +42,8 @@ export const ERROR_CATALOGUE = {
   AUTH_INVALID_TOKEN: { status: 401, message: 'The token is invalid or expired' },
   AUTH_BAD_CREDENTIALS: { status: 401, message: 'Account or password is wrong' },
   FORBIDDEN: { status: 403, message: 'Not allowed' },
+  ORIGIN_FORBIDDEN: { status: 403, message: 'Requests from this browser origin are not allowed' },
+  HOST_FORBIDDEN: { status: 403, message: 'This Host header is not allowed' },
   RATE_LIMITED: { status: 429, message: 'Too many requests' },
   DATABASE_UNAVAILABLE: { status: 503, message: 'The database is not reachable' },
   SHUTTING_DOWN: { status: 503, message: 'The server is shutting down; send the request to another node or again later' },
