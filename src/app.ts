@@ -10,6 +10,8 @@ import { openDatabase, type Database } from './db/database.js';
 import { classifyDriverError } from './db/driver-error.js';
 import { ApiError } from './errors/api-error.js';
 import { compileBrowserGuard } from './http/browser-guard.js';
+import { answerClientError, isClientAbort, MAX_HEADER_BYTES } from './http/client-error.js';
+import { jsonDepthOver } from './json-depth.js';
 import { drainOnShutdown } from './http/drain-on-shutdown.js';
 import { toApiError } from './http/error-body.js';
 import { checkMethod, restAction } from './http/method-rules.js';
@@ -55,16 +57,34 @@ async function retryIfSchemaMoved(
 /** /readyz answers within 2 s (API.md section 12), whatever the database does. */
 export const READYZ_TIMEOUT_MS = 1500;
 
+/** Deepest JSON request body (records, nested writes and their json values all fit well within). */
+export const MAX_BODY_DEPTH = 64;
+
+/** Charset names that mean UTF-8 in a Content-Type (the only one Corral reads). */
+const UTF8_NAMES: ReadonlySet<string> = new Set(['utf-8', 'utf8']);
+
+/** The charset parameter of a Content-Type, lower case, or undefined when there is none. */
+function bodyCharset(contentType: string | undefined): string | undefined {
+  const match = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(contentType ?? '');
+  return match === null ? undefined : match[1]!.toLowerCase();
+}
+
 /** How long browsers may cache a preflight answer. */
 export const CORS_MAX_AGE_S = 600;
 
 export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+const KNOWN_METHODS: ReadonlySet<string> = new Set(ALL_METHODS);
 
 /** The composition root: the only module that sees every other one. */
-export async function buildApp(config: Config): Promise<BuiltApp> {
+export interface BuildOptions {
+  /** Where log lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): void };
+}
+
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<BuiltApp> {
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: { level: config.logLevel, ...(options.logStream === undefined ? {} : { stream: options.logStream }) },
     bodyLimit: config.bodyLimit,
     routerOptions: { querystringParser: (text: string) => qs.parse(text, QS_OPTIONS) },
     // A client's x-request-id is kept only when it is short and plain (API.md section 12):
@@ -76,6 +96,11 @@ export async function buildApp(config: Config): Promise<BuiltApp> {
     },
     // Our own onRequest hook answers 503 SHUTTING_DOWN in the error envelope instead.
     return503OnClosing: false,
+    // Request heads up to 64 KiB (a 16 KiB filter fits in a URL); a request without Host gets
+    // our envelope (below) instead of Node's empty 400.
+    http: { maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false },
+    // Requests Node's parser refuses never reach Fastify: answer them in the envelope too.
+    clientErrorHandler: answerClientError,
     // Bad URLs and the like are answered before routing: render them like every other error.
     frameworkErrors: (error, request, reply) => {
       const apiError =
@@ -109,14 +134,24 @@ export async function buildApp(config: Config): Promise<BuiltApp> {
   schema.startPolling(config.schemaPollMs);
 
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const charset = bodyCharset(request.headers['content-type']);
+    if (charset !== undefined && !UTF8_NAMES.has(charset)) {
+      return done(new ApiError('UNSUPPORTED_MEDIA_TYPE', `the body must be UTF-8 JSON (got charset=${charset.slice(0, 40)})`), undefined);
+    }
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
+    let parsed: unknown;
     try {
-      done(null, JSON.parse(text));
+      parsed = JSON.parse(text);
     } catch {
-      done(new ApiError('BODY_INVALID_JSON'), undefined);
+      return done(new ApiError('BODY_INVALID_JSON'), undefined);
     }
+    // No action takes a bare null: `PUT /api/posts/1` with null is a mistake, not an empty update.
+    if (parsed === null) return done(new ApiError('BODY_INVALID', 'the body must not be null'), undefined);
+    const depth = jsonDepthOver(parsed, MAX_BODY_DEPTH);
+    if (depth) return done(new ApiError('BODY_INVALID', `the body nests deeper than ${MAX_BODY_DEPTH} levels`), undefined);
+    done(null, parsed);
   });
 
   let closing = false;
@@ -129,7 +164,12 @@ export async function buildApp(config: Config): Promise<BuiltApp> {
 
   // Origin and Host rules first; CORS headers and preflight answers for allowed origins after.
   const browserGuard = compileBrowserGuard({ corsOrigins: config.corsOrigins, allowedHosts: config.allowedHosts, listenHost: config.host });
-  app.addHook('onRequest', (request, _reply, done) => done(browserGuard(request.headers)));
+  app.addHook('onRequest', (request, _reply, done) => {
+    // Fastify routes methods it has no route for (QUERY, PROPFIND, …) to the 404 handler.
+    if (!KNOWN_METHODS.has(request.method)) return done(new ApiError('METHOD_NOT_ALLOWED', `method ${request.method} is not supported`));
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') return done(new ApiError('REQUEST_INVALID', 'an HTTP/1.1 request needs a Host header'));
+    done(browserGuard(request.headers));
+  });
   await app.register(cors, {
     // Only requests that carry an Origin (already allowed above) get CORS headers, and only
     // a real preflight (with Access-Control-Request-Method) is answered by the plugin.
@@ -146,7 +186,9 @@ export async function buildApp(config: Config): Promise<BuiltApp> {
   });
 
   app.setErrorHandler((error, request, reply) => {
-    const apiError = toApiError(error, database.dialect, request.id);
+    const apiError = isClientAbort(error, request.raw)
+      ? new ApiError('REQUEST_ABORTED', undefined, { cause: error })
+      : toApiError(error, database.dialect, request.id);
     if (apiError.status >= 500) request.log.error({ err: apiError.cause ?? error }, apiError.message);
     else if (apiError.cause !== undefined) request.log.info({ err: apiError.cause }, apiError.message);
     void reply.status(apiError.status).headers(apiError.headers).send({ errors: apiError.entries });
