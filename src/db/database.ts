@@ -162,6 +162,11 @@ async function makeDialect(config: DatabaseConfig, timeouts: DatabaseTimeouts): 
         supportBigNumbers: true,
         bigNumberStrings: true,
         connectTimeout: timeouts.connectMs,
+        // mysql2 compiles a row parser per result shape with new Function(); for a wide table
+        // (190 integer columns) V8 then spent over a minute of CPU optimizing it in the
+        // background after one list, and process.exit() waited for it. The interpreted parser
+        // has no such cost (measured in docs/performance.md).
+        disableEval: true,
       });
       // Every connection speaks UTC and refuses silent truncation; the pool runs this before any other query.
       pool.on('connection', (connection) => {
