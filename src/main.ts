@@ -112,12 +112,16 @@ async function start(config: Config): Promise<void> {
  * table) kept one busy for minutes, so a timed-out shutdown did not end. A signal to itself
  * cannot be held up (the exit status is then 137, the SIGKILL status).
  */
-function exitNow(): never {
-  process.exitCode = 1;
-  process.kill(process.pid, 'SIGKILL');
-  // Not reached: SIGKILL cannot be caught.
-  return process.exit(1);
+function exitNow(): void {
+  // The logger writes asynchronously: give its last lines a moment to reach stdout.
+  setTimeout(() => {
+    process.exitCode = 1;
+    process.kill(process.pid, 'SIGKILL');
+  }, LOG_FLUSH_WAIT_MS);
 }
+
+/** How long a forced exit waits for the log to be written. */
+const LOG_FLUSH_WAIT_MS = 200;
 
 function messageOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
