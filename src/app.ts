@@ -11,11 +11,11 @@ import { classifyDriverError } from './db/driver-error.js';
 import { ApiError } from './errors/api-error.js';
 import { compileBrowserGuard } from './http/browser-guard.js';
 import { answerClientError, isClientAbort, MAX_HEADER_BYTES } from './http/client-error.js';
-import { jsonDepthOver } from './json-depth.js';
 import { drainOnShutdown } from './http/drain-on-shutdown.js';
 import { toApiError } from './http/error-body.js';
 import { checkMethod, restAction } from './http/method-rules.js';
 import { parseResourcePath } from './http/resource-path.js';
+import { jsonDepthOver } from './json-depth.js';
 import { mergeKeys, type ApiRequest } from './request/api-request.js';
 import { parseQueryParams } from './request/query-params.js';
 import { SchemaManager } from './schema/schema-manager.js';
@@ -31,7 +31,6 @@ export interface BuiltApp {
 
 /** qs settings that read the NocoBase SDK's serialisation (brackets arrays, strict nulls). */
 const QS_OPTIONS = { strictNullHandling: true, arrayLimit: 1000, depth: 10, parameterLimit: 2000 } as const;
-/** Client request ids kept as they are; anything else gets a fresh UUID. */
 /**
  * Another node may change the schema between this node's polls: a statement naming a dropped
  * or renamed column fails in the database. Such a failure rolled back, so the request is
@@ -72,16 +71,17 @@ function bodyCharset(contentType: string | undefined): string | undefined {
 /** How long browsers may cache a preflight answer. */
 export const CORS_MAX_AGE_S = 600;
 
+/** Client request ids kept as they are; anything else gets a fresh UUID. */
 export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 const KNOWN_METHODS: ReadonlySet<string> = new Set(ALL_METHODS);
 
-/** The composition root: the only module that sees every other one. */
 export interface BuildOptions {
   /** Where log lines go instead of stdout (tests read them). */
   logStream?: { write(line: string): void };
 }
 
+/** The composition root: the only module that sees every other one. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<BuiltApp> {
   const app = Fastify({
     logger: { level: config.logLevel, ...(options.logStream === undefined ? {} : { stream: options.logStream }) },
@@ -149,8 +149,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     }
     // No action takes a bare null: `PUT /api/posts/1` with null is a mistake, not an empty update.
     if (parsed === null) return done(new ApiError('BODY_INVALID', 'the body must not be null'), undefined);
-    const depth = jsonDepthOver(parsed, MAX_BODY_DEPTH);
-    if (depth) return done(new ApiError('BODY_INVALID', `the body nests deeper than ${MAX_BODY_DEPTH} levels`), undefined);
+    if (jsonDepthOver(parsed, MAX_BODY_DEPTH)) return done(new ApiError('BODY_INVALID', `the body nests deeper than ${MAX_BODY_DEPTH} levels`), undefined);
     done(null, parsed);
   });
 
