@@ -22,6 +22,14 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** How often a node checks whether another node changed the schema. */
   schemaPollMs: number;
+  /** How long connecting to PostgreSQL or MySQL may take before it counts as unreachable. */
+  dbConnectTimeoutMs: number;
+  /** How long one statement may run on PostgreSQL or MySQL (503 after that). */
+  dbStatementTimeoutMs: number;
+  /** Browser origins allowed to call the API (`https://app.example.com`); none by default. */
+  corsOrigins: string[];
+  /** Host names accepted besides localhost, 127.0.0.1 and [::1] on a loopback listener. */
+  allowedHosts: string[];
 }
 
 export const DEFAULT_CONFIG = {
@@ -34,4 +42,6 @@ export const DEFAULT_CONFIG = {
   shutdownTimeoutMs: 10_000,
   schemaPollMs: 500,
   poolSize: 10,
+  dbConnectTimeoutMs: 5000,
+  dbStatementTimeoutMs: 30_000,
 } as const;

@@ -27,6 +27,10 @@ export const SHUTDOWN_TIMEOUT_MS_MIN = 1;
 export const SHUTDOWN_TIMEOUT_MS_MAX = 600_000; // 10 minutes
 export const SCHEMA_POLL_MS_MIN = 50;
 export const SCHEMA_POLL_MS_MAX = 60_000;
+export const DB_CONNECT_TIMEOUT_MS_MIN = 100;
+export const DB_CONNECT_TIMEOUT_MS_MAX = 600_000; // 10 minutes
+export const DB_STATEMENT_TIMEOUT_MS_MIN = 100;
+export const DB_STATEMENT_TIMEOUT_MS_MAX = 86_400_000; // a day
 
 /** Env names of every setting; flags map onto some of them. */
 type Setting =
@@ -39,7 +43,11 @@ type Setting =
   | 'CORRAL_API_PREFIX'
   | 'CORRAL_DB_POOL_SIZE'
   | 'CORRAL_SHUTDOWN_TIMEOUT_MS'
-  | 'CORRAL_SCHEMA_POLL_MS';
+  | 'CORRAL_SCHEMA_POLL_MS'
+  | 'CORRAL_DB_CONNECT_TIMEOUT_MS'
+  | 'CORRAL_DB_STATEMENT_TIMEOUT_MS'
+  | 'CORRAL_CORS_ORIGINS'
+  | 'CORRAL_ALLOWED_HOSTS';
 
 const FLAGS: ReadonlyMap<string, Setting> = new Map<string, Setting>([
   ['--port', 'PORT'],
@@ -158,6 +166,20 @@ function buildConfig(lookup: Lookup): Config {
       SCHEMA_POLL_MS_MIN,
       SCHEMA_POLL_MS_MAX,
     ),
+    dbConnectTimeoutMs: integer(
+      lookup('CORRAL_DB_CONNECT_TIMEOUT_MS'),
+      DEFAULT_CONFIG.dbConnectTimeoutMs,
+      DB_CONNECT_TIMEOUT_MS_MIN,
+      DB_CONNECT_TIMEOUT_MS_MAX,
+    ),
+    dbStatementTimeoutMs: integer(
+      lookup('CORRAL_DB_STATEMENT_TIMEOUT_MS'),
+      DEFAULT_CONFIG.dbStatementTimeoutMs,
+      DB_STATEMENT_TIMEOUT_MS_MIN,
+      DB_STATEMENT_TIMEOUT_MS_MAX,
+    ),
+    corsOrigins: corsOrigins(lookup('CORRAL_CORS_ORIGINS')),
+    allowedHosts: allowedHosts(lookup('CORRAL_ALLOWED_HOSTS')),
   };
   const schema = lookup('CORRAL_SCHEMA');
   if (schema !== undefined) config.schemaFile = schema.value;
@@ -260,6 +282,34 @@ function apiPrefix(raw: Raw | undefined): string {
     );
   }
   return raw.value;
+}
+
+/** Comma-separated entries, spaces around them ignored, empty entries refused. */
+function list(raw: Raw, what: string, valid: (entry: string) => boolean): string[] {
+  const entries = raw.value.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    if (!valid(entry)) throw new ConfigError(`${raw.name} must be a comma-separated list of ${what} (got ${quote(entry)})`);
+  }
+  return entries;
+}
+
+/** Exact origins (`scheme://host[:port]`, as browsers send them), or `*` for any origin. */
+function corsOrigins(raw: Raw | undefined): string[] {
+  if (raw === undefined) return [];
+  return list(raw, 'origins like https://app.example.com, or *', (entry) => {
+    if (entry === '*') return true;
+    try {
+      return new URL(entry).origin === entry;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Host names or addresses without a port (`corral.internal`, `10.0.0.5`, `[fd00::1]`), compared without case. */
+function allowedHosts(raw: Raw | undefined): string[] {
+  if (raw === undefined) return [];
+  return list(raw, 'host names without a port', (entry) => /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])$/.test(entry)).map((entry) => entry.toLowerCase());
 }
 
 /** Hides the password of a connection URL, even one that does not parse. */

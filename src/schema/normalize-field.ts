@@ -1,5 +1,7 @@
 import { ApiError } from '../errors/api-error.js';
 import { isRecord } from '../is-record.js';
+import { compilePattern } from './pattern.js';
+import { fieldNameProblem } from './reserved-names.js';
 import { FIELD_TYPES } from './field-types/index.js';
 import { DEFAULT_STRING_LENGTH } from './field-types/string-type.js';
 import { DEFAULT_PRECISION, DEFAULT_SCALE } from './field-types/decimal-type.js';
@@ -50,6 +52,8 @@ export function normalizeField(input: unknown): FieldDef {
   if (typeof name !== 'string' || !NAME_PATTERN.test(name)) {
     throw invalid(`field name must match ${NAME_PATTERN.source}`, typeof name === 'string' ? name : undefined);
   }
+  const problem = fieldNameProblem(name);
+  if (problem !== undefined) throw invalid(`field name ${name} ${problem}`, name);
   const type = input.type;
   if (typeof type === 'string' && (RELATION_TYPES as readonly string[]).includes(type)) {
     throw invalid(`${name}: relation fields (${type}) are not supported yet`, name);
@@ -108,9 +112,10 @@ export function normalizeField(input: unknown): FieldDef {
       throw invalid(`${name}: pattern must be a regular expression string`, name);
     }
     try {
-      new RegExp(input.pattern, 'u');
-    } catch {
-      throw invalid(`${name}: pattern is not a valid regular expression`, name);
+      compilePattern(input.pattern);
+    } catch (error) {
+      const reason = error instanceof Error ? `: ${error.message}` : '';
+      throw invalid(`${name}: pattern is not a valid RE2 regular expression (no backreferences or lookaround)${reason}`, name);
     }
     def.pattern = input.pattern;
   }

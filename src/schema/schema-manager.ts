@@ -36,6 +36,7 @@ export class SchemaManager {
   readonly #mutex = new Mutex();
   #timer: NodeJS.Timeout | undefined;
   #polling = false;
+  #refreshing: Promise<void> | undefined;
 
   constructor(
     private readonly database: Database,
@@ -53,6 +54,8 @@ export class SchemaManager {
     try {
       await this.reload();
     } catch (error) {
+      // An unreachable database fails the start at once, not after a second connect timeout.
+      if (classifyDriverError(error, this.database.dialect).kind === 'unavailable') throw error;
       // Expected on a first start; anything else shows up again below if creating fails too.
       this.log.info({ err: error }, 'the schema could not be read: creating the system tables');
       await ensureSystemTables(this.database.db, this.database.dialect, this.database.mysqlCollation);
@@ -82,6 +85,17 @@ export class SchemaManager {
     } finally {
       this.#polling = false;
     }
+  }
+
+  /**
+   * Reloads now, because a statement found the schema moved under it (another node changed
+   * it before this one's poll noticed). Concurrent callers share one reload.
+   */
+  refresh(): Promise<void> {
+    this.#refreshing ??= this.#mutex.run(() => this.reload()).finally(() => {
+      this.#refreshing = undefined;
+    });
+    return this.#refreshing;
   }
 
   async reload(): Promise<void> {

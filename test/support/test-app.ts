@@ -32,6 +32,10 @@ export function testConfig(database: TestDatabase, overrides: Partial<Config> = 
     apiPrefix: '/api',
     shutdownTimeoutMs: 5000,
     schemaPollMs: 200,
+    dbConnectTimeoutMs: DEFAULT_CONFIG.dbConnectTimeoutMs,
+    dbStatementTimeoutMs: DEFAULT_CONFIG.dbStatementTimeoutMs,
+    corsOrigins: [],
+    allowedHosts: [],
     ...overrides,
   };
 }

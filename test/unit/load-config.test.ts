@@ -14,6 +14,10 @@ const DEFAULTS: Config = {
   apiPrefix: '/api',
   shutdownTimeoutMs: 10_000,
   schemaPollMs: 500,
+  dbConnectTimeoutMs: 5000,
+  dbStatementTimeoutMs: 30_000,
+  corsOrigins: [],
+  allowedHosts: [],
 };
 
 function errorOf(argv: string[], env: Env): ConfigError {
@@ -96,6 +100,11 @@ describe('loadConfig env values', () => {
     ['CORRAL_SHUTDOWN_TIMEOUT_MS', { CORRAL_SHUTDOWN_TIMEOUT_MS: '2500' }, { shutdownTimeoutMs: 2500 }],
     ['CORRAL_SCHEMA_POLL_MS', { CORRAL_SCHEMA_POLL_MS: '50' }, { schemaPollMs: 50 }],
     ['CORRAL_SCHEMA_POLL_MS max', { CORRAL_SCHEMA_POLL_MS: '60000' }, { schemaPollMs: 60000 }],
+    ['CORRAL_DB_CONNECT_TIMEOUT_MS', { CORRAL_DB_CONNECT_TIMEOUT_MS: '1500' }, { dbConnectTimeoutMs: 1500 }],
+    ['CORRAL_DB_STATEMENT_TIMEOUT_MS', { CORRAL_DB_STATEMENT_TIMEOUT_MS: '120000' }, { dbStatementTimeoutMs: 120000 }],
+    ['CORRAL_CORS_ORIGINS', { CORRAL_CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' }, { corsOrigins: ['https://app.example.com', 'http://localhost:5173'] }],
+    ['CORRAL_CORS_ORIGINS any', { CORRAL_CORS_ORIGINS: '*' }, { corsOrigins: ['*'] }],
+    ['CORRAL_ALLOWED_HOSTS', { CORRAL_ALLOWED_HOSTS: 'Corral.Internal,10.0.0.5,[fd00::1]' }, { allowedHosts: ['corral.internal', '10.0.0.5', '[fd00::1]'] }],
   ])('reads %s', (_title, env, expected) => {
     expect(loadConfig([], env).config).toEqual({ ...DEFAULTS, ...expected });
   });
@@ -250,6 +259,11 @@ describe('loadConfig errors name the setting', () => {
     // CORRAL_SCHEMA_POLL_MS
     ['CORRAL_SCHEMA_POLL_MS too small', [], { CORRAL_SCHEMA_POLL_MS: '49' }, 'CORRAL_SCHEMA_POLL_MS must be an integer from 50 to 60000 (got "49")'],
     ['CORRAL_SCHEMA_POLL_MS too large', [], { CORRAL_SCHEMA_POLL_MS: '60001' }, 'CORRAL_SCHEMA_POLL_MS must be an integer from 50 to 60000'],
+    ['CORRAL_DB_CONNECT_TIMEOUT_MS too small', [], { CORRAL_DB_CONNECT_TIMEOUT_MS: '99' }, 'CORRAL_DB_CONNECT_TIMEOUT_MS must be an integer from 100 to 600000'],
+    ['CORRAL_DB_STATEMENT_TIMEOUT_MS words', [], { CORRAL_DB_STATEMENT_TIMEOUT_MS: '30s' }, 'CORRAL_DB_STATEMENT_TIMEOUT_MS must be an integer from 100'],
+    ['CORRAL_CORS_ORIGINS with a path', [], { CORRAL_CORS_ORIGINS: 'https://app.example.com/' }, 'CORRAL_CORS_ORIGINS must be a comma-separated list of origins'],
+    ['CORRAL_CORS_ORIGINS empty entry', [], { CORRAL_CORS_ORIGINS: 'https://a.example,' }, 'CORRAL_CORS_ORIGINS must be a comma-separated list'],
+    ['CORRAL_ALLOWED_HOSTS with a port', [], { CORRAL_ALLOWED_HOSTS: 'corral.internal:8080' }, 'CORRAL_ALLOWED_HOSTS must be a comma-separated list of host names'],
   ])('rejects %s', (_title, argv, env, message) => {
     const error = errorOf(argv, env);
     expect(error.message).toContain(message);
