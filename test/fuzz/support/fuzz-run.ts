@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Reply, TestApi } from '../../support/test-app.js';
 import { envelopeProblem } from './envelope.js';
 import type { FuzzRequest } from './arbitraries.js';
+import { REQUEST_ID_PATTERN, type Expectation, type HostileCase } from './hostile-arbitraries.js';
 import { seedRows, snapshot } from './fuzz-schema.js';
 
 export const DEFAULT_FUZZ_SEED = 8_2026;
@@ -17,6 +18,8 @@ export const FUZZ_TIME_LIMIT_MS = 40_000;
 const MIN_PEOPLE = 2;
 
 export const FUZZ_SEED = process.env.FUZZ_SEED === undefined ? DEFAULT_FUZZ_SEED : Number(process.env.FUZZ_SEED);
+/** Runs of each hostile property (each case is narrow, so fewer suffice). */
+export const HOSTILE_RUNS = process.env.FUZZ_RUNS === undefined ? 60 : Number(process.env.FUZZ_RUNS);
 export const FUZZ_RUNS = process.env.FUZZ_RUNS === undefined ? DEFAULT_FUZZ_RUNS : Number(process.env.FUZZ_RUNS);
 
 export const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -46,7 +49,7 @@ export function changesSeedSchema(request: FuzzRequest): boolean {
 
 export function describeRequest(request: FuzzRequest): string {
   const body = request.body === undefined ? '' : ` body=${request.body.length > 300 ? `${request.body.slice(0, 300)}… (${request.body.length} chars)` : request.body}`;
-  return `${request.method} /api/${request.path}${request.query === '' ? '' : `?${request.query}`} headers=${JSON.stringify(request.headers)}${body}`;
+  return `${request.method} /api/${request.path}${request.query === '' ? '' : `?${request.query}`} headers=${JSON.stringify(Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, v.length > 80 ? `${v.slice(0, 80)}… (${v.length} chars)` : v])))}${body}`;
 }
 
 /**
@@ -86,5 +89,49 @@ export async function fuzzApp(label: string, app: FastifyInstance, api: TestApi,
   console.log(`[fuzz ${label}] ${details.numRuns} runs (${details.numSkips} skipped) in ${(performance.now() - started).toFixed(0)} ms, seed ${FUZZ_SEED}; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort(([a], [b]) => a.localeCompare(b))))}`);
   if (details.failed) {
     throw new Error(`fuzz ${label} failed; reproduce with FUZZ_SEED=${FUZZ_SEED} FUZZ_RUNS=${FUZZ_RUNS}\n${fc.defaultReportMessage(details) ?? ''}`);
+  }
+}
+
+/** Why a reply breaks a hostile case's promise, or undefined. */
+function expectationProblem(expectation: Expectation, reply: Reply): string | undefined {
+  if (expectation.kind === 'no5xx') return undefined;
+  const code = String(reply.body?.errors?.[0]?.code);
+  if (reply.status !== expectation.status || !expectation.codes.includes(code)) return `expected ${expectation.status} ${expectation.codes.join(' or ')}, got ${reply.status} ${code}`;
+  return undefined;
+}
+
+/** Why the answer's x-request-id breaks section 12 (kept only when plain and short), or undefined. */
+export function requestIdProblem(reply: Reply): string | undefined {
+  const id = reply.headers['x-request-id'];
+  if (id === undefined) return undefined;
+  return typeof id === 'string' && REQUEST_ID_PATTERN.test(id) ? undefined : `x-request-id echoed as ${JSON.stringify(String(id).slice(0, 80))}`;
+}
+
+/**
+ * Runs hostile cases: each answer keeps the envelope without 5xx and its case's promise, a
+ * refused write changes nothing, and the follow-up requests still answer without 5xx.
+ */
+export async function fuzzCases(label: string, app: FastifyInstance, api: TestApi, arbitrary: fc.Arbitrary<HostileCase>, runs = HOSTILE_RUNS): Promise<void> {
+  const property = fc.asyncProperty(arbitrary, async ({ request, expect: expectation, followUps }) => {
+    const writes = WRITE_METHODS.has(request.method);
+    const before = writes ? await snapshot(api) : undefined;
+    const reply = await send(app, request);
+    const problem = envelopeProblem(request.method, reply) ?? requestIdProblem(reply) ?? expectationProblem(expectation, reply);
+    if (problem !== undefined) throw new Error(`${problem}\n  request: ${describeRequest(request)}\n  answer: ${reply.status} ${reply.text.slice(0, 500)}`);
+    if (before !== undefined && reply.status >= 400) {
+      const after = await snapshot(api);
+      if (after !== before) throw new Error(`stored data changed on a ${reply.status}\n  request: ${describeRequest(request)}`);
+    }
+    for (const followUp of followUps) {
+      const next = await send(app, followUp);
+      const broken = envelopeProblem(followUp.method, next);
+      if (broken !== undefined) throw new Error(`after ${describeRequest(request)} (${reply.status}): ${broken}\n  follow-up: ${describeRequest(followUp)}\n  answer: ${next.status} ${next.text.slice(0, 500)}`);
+    }
+  });
+  // No shrinking: each case is narrow already, and a broken collection would make it slow.
+  const details = await fc.check(property, { seed: FUZZ_SEED, numRuns: runs, interruptAfterTimeLimit: FUZZ_TIME_LIMIT_MS, markInterruptAsFailure: false, endOnFailure: true });
+  if (details.failed) {
+    const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+    throw new Error(`fuzz ${label} failed; reproduce with FUZZ_SEED=${FUZZ_SEED}\n${error}`);
   }
 }

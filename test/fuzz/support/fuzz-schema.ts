@@ -86,10 +86,11 @@ export async function snapshot(api: TestApi): Promise<string> {
   const parts: unknown[] = [];
   const schema = await api.get('/api/collections:list?pageSize=1000&sort=name');
   parts.push(schema.status, schema.body);
-  for (const collection of FUZZ_COLLECTIONS) {
-    const reply = await api.get(`/api/${collection}:list?pageSize=1000&paginate=false`);
-    const rows = Array.isArray(reply.body?.data) ? reply.body.data : [];
-    parts.push(collection, reply.status, rows.map((row: unknown) => JSON.stringify(row)).sort());
-  }
+  const lists = await Promise.all(FUZZ_COLLECTIONS.map((collection) => api.get(`/api/${collection}:list?pageSize=1000&paginate=false`)));
+  FUZZ_COLLECTIONS.forEach((collection, i) => {
+    const reply = lists[i]!;
+    const rows: unknown[] = Array.isArray(reply.body?.data) ? reply.body.data : [];
+    parts.push(collection, reply.status, rows.map((row) => JSON.stringify(row)).sort());
+  });
   return JSON.stringify(parts);
 }
