@@ -107,6 +107,8 @@ const scalarValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.boolean(),
   fc.constant(null),
   fc.string({ maxLength: 20 }),
+  fc.constantFrom(1e308, -1e308, 5e-324, 2147483648, -2147483649, 9007199254740993, -0, 0.1, 1.005),
+  fc.constantFrom('9223372036854775807', '-9223372036854775809', '0000-01-01', '9999-12-31T23:59:59.999Z', '10000-01-01', '24:00:00', '23:59:60', 'Infinity', '+1', ' 1 ', '1_000', '١٢٣', '𝟙', '0.000', '-0.00', '1e-7', 'T', 'Z'),
   fc.constantFrom('2026-01-02T03:04:05Z', '2026-02-30', '12:00', '25:00', '00000000-0000-4000-8000-000000000001', '1e3', '9223372036854775808', '-0', 'NaN', '%', "' or 1=1 --", '"', '\\', '\u0000', 'draft', 'person 1'),
 );
 
@@ -310,10 +312,24 @@ const personBody = fc.record(
 const simpleBody = (names: string[]): fc.Arbitrary<unknown> =>
   fc.dictionary(fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...names) }, { weight: 1, arbitrary: oddText }), fc.oneof(fc.string({ maxLength: 12 }), scalarValue), { maxKeys: 3 });
 
+/** Numbers JSON.parse reads as Infinity, -0 or beyond 64 bits, for each numeric field; marked raw. */
+const extremeNumbers = (collection: string): fc.Arbitrary<unknown> =>
+  fc
+    .tuple(fc.constantFrom(...(collection === 'people' ? ['amount', 'big', 'ratio', 'score', 'price', 'rank', 'seenAt', 'active'] : ['id', 'name', 'label'])), fc.constantFrom('1e999', '-1e999', '-0', '1E+2', '123456789012345678901234567890', '0.1e-400', '-9223372036854775809'))
+    .map(([field, number]) => new RawJson(`{"${field}":${number}}`));
+
+/** JSON text sent as is (JSON.stringify cannot write Infinity or big numbers). */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
+/** Serialises a generated body, keeping raw JSON text as it is. */
+export const bodyText = (value: unknown): string => (value instanceof RawJson ? value.text : JSON.stringify(value));
+
 /** A body for a write to this collection: mostly of the right shape, sometimes wrong. */
 const bodyFor = (collection: string): fc.Arbitrary<unknown> => {
   const item = collection === 'people' ? fc.oneof({ weight: 4, arbitrary: personBody }, { weight: 1, arbitrary: itemBody }) : simpleBody(COLLECTION_FIELDS[collection] ?? FIELD_NAMES);
-  return fc.oneof({ weight: 6, arbitrary: item }, { weight: 2, arbitrary: fc.array(item, { maxLength: 4 }) }, { weight: 1, arbitrary: bodyValue(false) });
+  return fc.oneof({ weight: 6, arbitrary: item }, { weight: 2, arbitrary: fc.array(item, { maxLength: 4 }) }, { weight: 1, arbitrary: bodyValue(false) }, { weight: 1, arbitrary: extremeNumbers(collection) });
 };
 
 type Op = readonly [method: string, action: string, key: boolean];
@@ -349,7 +365,7 @@ export const dataRequest: fc.Arbitrary<FuzzRequest> = fc.constantFrom(...SEED_NA
     })
     .map(({ op, key, rest, query, body }) => {
       const { method, path } = styledPath(collection, op, key, rest);
-      return withBody({ method, path, query, headers: {} }, method === 'GET' ? undefined : JSON.stringify(body), 'application/json');
+      return withBody({ method, path, query, headers: {} }, method === 'GET' ? undefined : bodyText(body), 'application/json');
     }),
 );
 
@@ -374,7 +390,7 @@ const associationRequest: fc.Arbitrary<FuzzRequest> = fc.constantFrom(...RELATIO
     })
     .map(({ op, source, key, rest, query, body }) => {
       const { method, path } = styledPath(`people/${source}/${association}`, op, key, rest);
-      return withBody({ method, path, query, headers: {} }, method === 'GET' ? undefined : JSON.stringify(body), 'application/json');
+      return withBody({ method, path, query, headers: {} }, method === 'GET' ? undefined : bodyText(body), 'application/json');
     });
 });
 
