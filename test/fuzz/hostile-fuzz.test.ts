@@ -7,7 +7,7 @@
 import { beforeAll, describe, it } from 'vitest';
 import { useDialectApp } from '../support/test-app.js';
 import { DIALECTS } from '../support/test-database.js';
-import { requestArb } from './support/arbitraries.js';
+import { requestArb } from './support/request-arbitraries.js';
 import { defineFuzzSchema, seedRows } from './support/fuzz-schema.js';
 import { fuzzCases } from './support/fuzz-run.js';
 import { browserCase, clientMistakeCase, reservedNameCase } from './support/hostile-arbitraries.js';

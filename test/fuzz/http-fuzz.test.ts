@@ -9,7 +9,7 @@
 import { beforeAll, describe, it } from 'vitest';
 import { useDialectApp } from '../support/test-app.js';
 import { DIALECTS } from '../support/test-database.js';
-import { requestArb } from './support/arbitraries.js';
+import { requestArb } from './support/request-arbitraries.js';
 import { defineFuzzSchema, seedRows } from './support/fuzz-schema.js';
 import { fuzzApp } from './support/fuzz-run.js';
 

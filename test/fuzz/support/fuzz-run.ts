@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import type { Reply, TestApi } from '../../support/test-app.js';
 import { envelopeProblem } from './envelope.js';
-import type { FuzzRequest } from './arbitraries.js';
+import type { FuzzRequest } from './request-arbitraries.js';
 import { REQUEST_ID_PATTERN, type Expectation, type HostileCase } from './hostile-arbitraries.js';
 import { seedRows, snapshot } from './fuzz-schema.js';
 

@@ -4,7 +4,8 @@
  * HTTP layer or the body parser must answer in the envelope.
  */
 import fc from 'fast-check';
-import { dataRequest, deepJsonText, type FuzzRequest } from './arbitraries.js';
+import { deepJsonText } from './body-arbitraries.js';
+import { dataRequest, type FuzzRequest } from './request-arbitraries.js';
 
 export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
