@@ -30,7 +30,7 @@ for (const dialect of DIALECTS) {
 
     it('answers the whole hostile mix in the envelope without 5xx', async () => {
       const mixed = requestArb({ hostile: true }).map((request) => ({ request, expect: { kind: 'no5xx' as const }, followUps: [] }));
-      await fuzzCases(`hostile mix on ${dialect}`, ctx.built.app, ctx.api, mixed, 100);
+      await fuzzCases(`hostile mix on ${dialect}`, ctx.built.app, ctx.api, mixed, 60);
     }, 120_000);
 
     // Last: on a dialect that accepts a reserved field name, that collection may stay broken.

@@ -25,7 +25,7 @@ const MIN_PEOPLE = 2;
 
 export const FUZZ_SEED = process.env.FUZZ_SEED === undefined ? DEFAULT_FUZZ_SEED : Number(process.env.FUZZ_SEED);
 /** Runs of each hostile property (each case is narrow, so fewer suffice). */
-export const HOSTILE_RUNS = process.env.FUZZ_RUNS === undefined ? 40 : Number(process.env.FUZZ_RUNS);
+export const HOSTILE_RUNS = process.env.FUZZ_RUNS === undefined ? 25 : Number(process.env.FUZZ_RUNS);
 export const FUZZ_RUNS = process.env.FUZZ_RUNS === undefined ? DEFAULT_FUZZ_RUNS : Number(process.env.FUZZ_RUNS);
 
 export const FUZZ_TIME_LIMIT_MS: number | undefined =
