@@ -22,6 +22,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** How often a node checks whether another node changed the schema. */
   schemaPollMs: number;
+  /** Worker processes sharing the port (1: serve from this process); an in-memory SQLite database forces 1. */
+  workers: number;
 }
 
 export const DEFAULT_CONFIG = {

@@ -32,6 +32,7 @@ export function testConfig(database: TestDatabase, overrides: Partial<Config> = 
     apiPrefix: '/api',
     shutdownTimeoutMs: 5000,
     schemaPollMs: 200,
+    workers: 1,
     ...overrides,
   };
 }
