@@ -55,6 +55,8 @@ export async function runPrimary(config: Config): Promise<void> {
       entry.listening = true;
     });
     entry.worker.once('exit', (code, signal) => onExit(entry, code, signal));
+    // A message to a worker that is going away fails; its exit is handled above.
+    entry.worker.on('error', () => undefined);
     return entry;
   };
 
