@@ -3,7 +3,9 @@
  * `bin/corral.js` prints any error thrown from here as one line (`corral: <message>`), so
  * start-up failures are rethrown with a short message rather than left to print a stack.
  */
+import cluster from 'node:cluster';
 import { access, constants } from 'node:fs/promises';
+import { APPLIES_SCHEMA_ENV, runPrimary, SHUTDOWN_MESSAGE } from './cluster/run-primary.js';
 import type { Config } from './config/config.js';
 import { loadConfig } from './config/load-config.js';
 import { CORRAL_VERSION } from './version.js';
@@ -34,6 +36,8 @@ Environment only:
   CORRAL_DB_STATEMENT_TIMEOUT_MS  PostgreSQL/MySQL statement limit, 100-86400000 (default 30000)
   CORRAL_CORS_ORIGINS         browser origins allowed, comma list or * (default none)
   CORRAL_ALLOWED_HOSTS        extra Host names on a loopback listener, comma list (default none)
+  CORRAL_WORKERS              worker processes sharing the port, 1-256 (default: the number
+                              of cores; 1 serves from one process; sqlite::memory: forces 1)
 `;
 
 export async function main(argv: string[], env: Record<string, string | undefined>): Promise<void> {
@@ -46,11 +50,18 @@ export async function main(argv: string[], env: Record<string, string | undefine
       process.stdout.write(`${CORRAL_VERSION}\n`);
       return;
     case 'start':
+      if (config.workers > 1 && cluster.isPrimary) {
+        await runPrimary(config);
+        return;
+      }
+      if (cluster.isWorker && env[APPLIES_SCHEMA_ENV] !== '1') {
+        // Only the first worker applies the schema file; the others load what it made.
+        delete config.schemaFile;
+      }
       await start(config);
       return;
   }
 }
-
 
 async function start(config: Config): Promise<void> {
   // Imported lazily so that `help` and `version` do not load Fastify and the drivers.
@@ -68,6 +79,14 @@ async function start(config: Config): Promise<void> {
     throw new Error(`cannot start: ${messageOf(error)}`);
   }
   const { app, close } = built;
+  if (cluster.isWorker) {
+    // Which worker answered: the process tests check that workers share what they serve.
+    const worker = String(process.pid);
+    app.addHook('onRequest', (_request, reply, done) => {
+      reply.header('x-corral-worker', worker);
+      done();
+    });
+  }
   let address: string;
   try {
     address = await app.listen({ port: config.port, host: config.host });
@@ -78,14 +97,21 @@ async function start(config: Config): Promise<void> {
   app.log.info(`Corral listening on ${address}${config.apiPrefix}`);
 
   let shuttingDown = false;
+  let signals = 0;
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (shuttingDown) {
+    signals++;
+    if (signals > 1) {
       // A second signal means the operator does not want to wait.
       app.log.warn(`${signal} received again, exiting now`);
       exitNow();
     }
+    shutDown(signal);
+  };
+  /** `reason`: the signal, or the primary's request (a worker gets both on Ctrl-C in a terminal). */
+  const shutDown = (reason: string): void => {
+    if (shuttingDown) return;
     shuttingDown = true;
-    app.log.info(`${signal} received, shutting down (up to ${config.shutdownTimeoutMs} ms)`);
+    app.log.info(`${reason} received, shutting down (up to ${config.shutdownTimeoutMs} ms)`);
     const timer = setTimeout(() => {
       app.log.error(`shutdown took longer than ${config.shutdownTimeoutMs} ms, exiting`);
       exitNow();
@@ -104,6 +130,11 @@ async function start(config: Config): Promise<void> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  if (cluster.isWorker) {
+    process.on('message', (message: unknown) => {
+      if (message === SHUTDOWN_MESSAGE) shutDown('shutdown request from the primary');
+    });
+  }
 }
 
 /**

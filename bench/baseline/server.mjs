@@ -148,6 +148,8 @@ app.get('/api/posts::list', async (request, reply) => {
   return listReply(rows, paged, () => store.count());
 });
 
+app.get('/api/posts::count', async () => ({ data: await store.count() }));
+
 app.post('/api/posts::create', async (request, reply) => {
   const values = postValues(request.body);
   if (values === undefined) return badRequest(reply, 'body must be an object');

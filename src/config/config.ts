@@ -30,6 +30,8 @@ export interface Config {
   corsOrigins: string[];
   /** Host names accepted besides localhost, 127.0.0.1 and [::1] on a loopback listener. */
   allowedHosts: string[];
+  /** Worker processes sharing the port (1: serve from this process); an in-memory SQLite database forces 1. */
+  workers: number;
 }
 
 export const DEFAULT_CONFIG = {

@@ -1,11 +1,14 @@
 /**
  * Builds the typed `Config` from the command line and the environment (pure: no I/O).
  *
+ * CORRAL_WORKERS defaults to the number of cores this process may use (`os.availableParallelism()`).
+ *
  * Command line: `corral [start|help|version] [--port N] [--host H] [--database URL] [--schema FILE]`,
  * each flag as `--flag value` or `--flag=value`; `--help`/`-h` and `--version` are accepted too.
  * Flags beat env, env beats defaults; an empty env value counts as unset. Every bad value throws a
  * `ConfigError` whose one-line message names the setting as the user wrote it (flag or env name).
  */
+import { availableParallelism } from 'node:os';
 import type { Config, DatabaseConfig, LogLevel } from './config.js';
 import { DEFAULT_CONFIG } from './config.js';
 import { ConfigError } from './config-error.js';
@@ -31,6 +34,8 @@ export const DB_CONNECT_TIMEOUT_MS_MIN = 100;
 export const DB_CONNECT_TIMEOUT_MS_MAX = 600_000; // 10 minutes
 export const DB_STATEMENT_TIMEOUT_MS_MIN = 100;
 export const DB_STATEMENT_TIMEOUT_MS_MAX = 86_400_000; // a day
+export const WORKERS_MIN = 1;
+export const WORKERS_MAX = 256;
 
 /** Env names of every setting; flags map onto some of them. */
 type Setting =
@@ -47,7 +52,8 @@ type Setting =
   | 'CORRAL_DB_CONNECT_TIMEOUT_MS'
   | 'CORRAL_DB_STATEMENT_TIMEOUT_MS'
   | 'CORRAL_CORS_ORIGINS'
-  | 'CORRAL_ALLOWED_HOSTS';
+  | 'CORRAL_ALLOWED_HOSTS'
+  | 'CORRAL_WORKERS';
 
 const FLAGS: ReadonlyMap<string, Setting> = new Map<string, Setting>([
   ['--port', 'PORT'],
@@ -147,10 +153,12 @@ function parseArgv(argv: string[]): { command: Command; flags: Map<Setting, Raw>
 
 function buildConfig(lookup: Lookup): Config {
   const poolSize = integer(lookup('CORRAL_DB_POOL_SIZE'), DEFAULT_CONFIG.poolSize, POOL_SIZE_MIN, POOL_SIZE_MAX);
+  const db = database(lookup('DATABASE_URL') ?? { value: DEFAULT_CONFIG.databaseUrl, name: 'DATABASE_URL' }, poolSize);
+  const workers = integer(lookup('CORRAL_WORKERS'), availableParallelism(), WORKERS_MIN, WORKERS_MAX);
   const config: Config = {
     port: integer(lookup('PORT'), DEFAULT_CONFIG.port, PORT_MIN, PORT_MAX),
     host: host(lookup('HOST')),
-    database: database(lookup('DATABASE_URL') ?? { value: DEFAULT_CONFIG.databaseUrl, name: 'DATABASE_URL' }, poolSize),
+    database: db,
     logLevel: logLevel(lookup('LOG_LEVEL')),
     bodyLimit: bodyLimit(lookup('CORRAL_BODY_LIMIT')),
     apiPrefix: apiPrefix(lookup('CORRAL_API_PREFIX')),
@@ -180,6 +188,8 @@ function buildConfig(lookup: Lookup): Config {
     ),
     corsOrigins: corsOrigins(lookup('CORRAL_CORS_ORIGINS')),
     allowedHosts: allowedHosts(lookup('CORRAL_ALLOWED_HOSTS')),
+    // An in-memory database lives in one process: workers would each see their own, empty one.
+    workers: db.dialect === 'sqlite' && db.file === ':memory:' ? 1 : workers,
   };
   const schema = lookup('CORRAL_SCHEMA');
   if (schema !== undefined) config.schemaFile = schema.value;

@@ -1,4 +1,4 @@
-import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Dialect as KyselyDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { CompiledQuery, Kysely, MysqlDialect, PostgresDialect, SqliteDialect, SqliteDriver, sql, type DatabaseConnection, type Dialect as KyselyDialect, type Driver, type PostgresPool, type PostgresPoolClient, type SqliteDialectConfig } from 'kysely';
 import { DEFAULT_CONFIG, type DatabaseConfig } from '../config/config.js';
 import type { Dialect } from '../schema/types.js';
 import { registerDirectReader, type DirectReader } from './direct-reader.js';
@@ -31,11 +31,14 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** SQLite settings for a server: see docs/configuration.md#sqlite. */
+/**
+ * SQLite settings for a server: see docs/configuration.md#sqlite. The busy timeout comes first:
+ * switching to WAL takes a lock for a moment, and several workers may open the file at once.
+ */
 export const SQLITE_PRAGMAS = [
+  'busy_timeout = 5000',
   'journal_mode = WAL',
   'synchronous = NORMAL',
-  'busy_timeout = 5000',
   'foreign_keys = ON',
   'cache_size = -16000',
   'temp_store = MEMORY',
@@ -130,7 +133,7 @@ async function makeDialect(
         const statement = cached.prepare(text) as unknown as { all(...values: unknown[]): Record<string, unknown>[] };
         return statement.all(...params);
       };
-      return { dialect: 'sqlite', kyselyDialect: new SqliteDialect({ database: cached }), direct };
+      return { dialect: 'sqlite', kyselyDialect: new ImmediateSqliteDialect({ database: cached }), direct };
     }
     case 'postgres': {
       const { default: pg } = await import('pg');
@@ -224,4 +227,29 @@ function namingPool(pool: PgPool, statementNames: StatementNames): PostgresPool 
     connect: async () => wrap(await pool.connect()),
     end: () => pool.end(),
   };
+}
+
+/**
+ * SQLite transactions start with `BEGIN IMMEDIATE`: they take the write lock at once, waiting
+ * up to the busy timeout while another process (a worker, a second node) holds it. A plain
+ * `BEGIN` reads first and fails with SQLITE_BUSY, without waiting, when it later needs to
+ * write after another process committed; with the lock taken up front, writers queue instead.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
 }

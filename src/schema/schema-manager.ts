@@ -334,6 +334,11 @@ export class SchemaManager {
           await this.database.db.transaction().execute(async (trx) => {
             await bumpSchemaVersion(trx);
             await apply(trx, await readDefinitions(trx));
+            // MySQL commits at the DDL, so the first bump is visible before the definition
+            // row is written: a node polling in between loads the old definitions under the
+            // new version and would keep them. A second bump with the definition row makes
+            // it load again.
+            if (this.database.dialect === 'mysql') await bumpSchemaVersion(trx);
           });
           return;
         }

@@ -36,6 +36,7 @@ export function testConfig(database: TestDatabase, overrides: Partial<Config> = 
     dbStatementTimeoutMs: DEFAULT_CONFIG.dbStatementTimeoutMs,
     corsOrigins: [],
     allowedHosts: [],
+    workers: 1,
     ...overrides,
   };
 }
