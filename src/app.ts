@@ -11,6 +11,7 @@ import { drainOnShutdown } from './http/drain-on-shutdown.js';
 import { toApiError } from './http/error-body.js';
 import { checkMethod, restAction } from './http/method-rules.js';
 import { parseResourcePath } from './http/resource-path.js';
+import { registerOpenApiRoutes } from './openapi/openapi-routes.js';
 import { mergeKeys, type ApiRequest } from './request/api-request.js';
 import { parseQueryParams } from './request/query-params.js';
 import { SchemaManager } from './schema/schema-manager.js';
@@ -110,6 +111,8 @@ export async function buildApp(config: Config): Promise<BuiltApp> {
   });
 
   const prefix = config.apiPrefix;
+  // The API description and its reference page, generated from the live schema (API.md §10).
+  registerOpenApiRoutes(app, schema, prefix);
   const itemUrl = (collection: string, key: unknown): string => `${prefix}/${collection}/${encodeURIComponent(String(key))}`;
 
   const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
