@@ -10,8 +10,8 @@ export type DocumentedAction = 'list' | 'get' | 'count' | 'create' | 'update' | 
 
 export const COLLECTION_ACTIONS: readonly DocumentedAction[] = ['list', 'get', 'count', 'create', 'update', 'destroy'];
 const TO_MANY_ACTIONS: readonly DocumentedAction[] = [...COLLECTION_ACTIONS, 'add', 'set', 'remove', 'toggle'];
-/** A to-one association names its one row: no list or count, and add/toggle do not apply. */
-const TO_ONE_ACTIONS: readonly DocumentedAction[] = ['get', 'create', 'update', 'destroy', 'set', 'remove'];
+/** A to-one association names its one row: list answers like get, there is no count, and add/toggle do not apply. */
+const TO_ONE_ACTIONS: readonly DocumentedAction[] = ['list', 'get', 'create', 'update', 'destroy', 'set', 'remove'];
 
 export const associationActions = (relation: Relation): readonly DocumentedAction[] => (relation.toMany ? TO_MANY_ACTIONS : TO_ONE_ACTIONS);
 
@@ -95,7 +95,7 @@ export function operation(target: OperationTarget, action: DocumentedAction): Js
   let success: Record<string, JsonSchema>;
   switch (action) {
     case 'list':
-      success = { 200: listResponse(row) };
+      success = { 200: target.toOne ? jsonResponse('`{data}`: the one linked row (as get)', dataEnvelope(row)) : listResponse(row) };
       break;
     case 'get':
       success = { 200: jsonResponse('`{data}`: the row', dataEnvelope(row)) };
