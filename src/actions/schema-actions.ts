@@ -1,13 +1,27 @@
 import { ApiError } from '../errors/api-error.js';
+import { describeRows, listInMemory } from '../plan/in-memory-list.js';
+import type { Item } from '../schema/collection.js';
+import { exportSchema } from '../schema/schema-export.js';
 import type { CollectionDef, FieldDef, RelationDef } from '../schema/types.js';
 import { json, type ActionContext, type ActionResult } from './action-context.js';
 
-/** Schema lists are small (the definitions are in memory); they page like any list. */
-function page<T>(ctx: ActionContext, items: T[]): ActionResult {
-  const { page: p, pageSize, paginate } = ctx.request.params;
-  if (!paginate) return json({ data: items });
-  const count = items.length;
-  return json({ data: items.slice((p - 1) * pageSize, p * pageSize), meta: { count, page: p, pageSize, totalPage: Math.ceil(count / pageSize) } });
+/**
+ * The schema's own rows, described as collections so that `filter`, `sort`, `fields`,
+ * `except` and paging work on collections:list and fields:list as on any list.
+ */
+const COLLECTION_ROWS = describeRows('collections', 'name', {
+  name: 'string', title: 'string', description: 'text', timestamps: 'boolean', autoGenId: 'boolean', idType: 'string', filterTargetKey: 'string', fields: 'json',
+});
+const FIELD_ROWS = describeRows('fields', 'name', {
+  name: 'string', type: 'string', title: 'string', description: 'text', allowNull: 'boolean', unique: 'boolean', index: 'boolean', defaultValue: 'json',
+  min: 'double', max: 'double', minLength: 'integer', maxLength: 'integer', pattern: 'string', enum: 'json', length: 'integer', precision: 'integer',
+  scale: 'integer', primaryKey: 'boolean', autoIncrement: 'boolean', system: 'string', references: 'json', target: 'string', foreignKey: 'string',
+  sourceKey: 'string', targetKey: 'string', through: 'string', otherKey: 'string', onDelete: 'string',
+});
+
+/** Schema lists are small (the definitions are in memory); they filter, sort and page like any list. */
+function page(ctx: ActionContext, rows: typeof COLLECTION_ROWS, items: object[]): ActionResult {
+  return json(listInMemory(rows, items as Item[], ctx.request.params));
 }
 
 function singleKey(ctx: ActionContext, what: string): string {
@@ -47,7 +61,7 @@ export const collectionsActions = {
   list: async (ctx: ActionContext) => {
     const keys = keysOf(ctx);
     const defs = ctx.schema.snapshot.defs.filter((def) => keys === undefined || keys.has(def.name));
-    return page(ctx, defs.map(publicCollection));
+    return page(ctx, COLLECTION_ROWS, defs.map(publicCollection));
   },
   get: async (ctx: ActionContext) => json({ data: publicCollection(findCollection(ctx, singleKey(ctx, 'collection'))) }),
   create: async (ctx: ActionContext) => {
@@ -55,6 +69,8 @@ export const collectionsActions = {
     return json({ data: publicCollection(def) }, 201, { location: ctx.itemUrl('collections', def.name) });
   },
   update: async (ctx: ActionContext) => json({ data: publicCollection(await ctx.schema.updateCollection(singleKey(ctx, 'collection'), ctx.request.body ?? {})) }),
+  /** The schema file (not an envelope: it is what CORRAL_SCHEMA applies, ready to save). */
+  export: async (ctx: ActionContext) => json(exportSchema(ctx.snapshot.defs)),
   destroy: async (ctx: ActionContext) => {
     await ctx.schema.dropCollection(singleKey(ctx, 'collection'), ctx.request.params.cascade);
     return json({ data: 1 });
@@ -75,7 +91,7 @@ function findField(ctx: ActionContext): FieldDef | RelationDef {
 export const fieldsActions = {
   list: async (ctx: ActionContext) => {
     const keys = keysOf(ctx);
-    return page(ctx, fieldsOf(findCollection(ctx, sourceName(ctx))).filter((field) => keys === undefined || keys.has(field.name)));
+    return page(ctx, FIELD_ROWS, fieldsOf(findCollection(ctx, sourceName(ctx))).filter((field) => keys === undefined || keys.has(field.name)));
   },
   get: async (ctx: ActionContext) => json({ data: findField(ctx) }),
   create: async (ctx: ActionContext) => {

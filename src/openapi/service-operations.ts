@@ -52,7 +52,12 @@ export function serviceOperations(prefix: string): ServiceOp[] {
       path: `${c}:export`,
       method: 'get',
       op: op('collections.export', S, 'The schema file: exactly the JSON that CORRAL_SCHEMA / --schema applies', [], {
-        200: jsonResponse('an array of collection definitions (not enveloped: it is a file)', { type: 'array', items: collection }),
+        200: jsonResponse('`{collections: […]}` (not an envelope: it is the file, ready to save)', {
+          type: 'object',
+          required: ['collections'],
+          additionalProperties: false,
+          properties: { collections: { type: 'array', items: collection } },
+        }),
         ...reads,
       }),
     },
