@@ -46,7 +46,7 @@ export function registerOpenApiRoutes(app: FastifyInstance, schema: SchemaManage
   const files = new Map<string, Buffer>();
   // validatorUrl null: Swagger UI would otherwise send the document to an outside validator.
   const init = Buffer.from(
-    `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(`${prefix}/openapi.json`)}, dom_id: '#swagger-ui', deepLinking: true, validatorUrl: null, docExpansion: 'list' });\n`,
+    `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(`${prefix}/openapi.json`)}, dom_id: '#swagger-ui', deepLinking: true, displayOperationId: true, validatorUrl: null, docExpansion: 'list' });\n`,
   );
   const page = docsPage(prefix);
   app.get(`${prefix}/docs`, async (_request, reply) => reply.type('text/html; charset=utf-8').send(page));
