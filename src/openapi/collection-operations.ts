@@ -1,7 +1,7 @@
 import type { Collection, Relation } from '../schema/collection.js';
 import { PAGE_META_SCHEMA, SIMPLE_PAGE_META_SCHEMA } from './common-schemas.js';
 import { createSchemaName, keySchemaName, rowSchemaName, updateSchemaName } from './collection-schemas.js';
-import { ref, type JsonSchema } from './json-schema.js';
+import { ANY_OBJECT, ref, type JsonSchema } from './json-schema.js';
 import { parameterRef, type QueryParameter } from './parameters.js';
 import { dataEnvelope, errorResponses, jsonResponse, LOCATION_HEADER, READ_ERROR_STATUSES, WRITE_ERROR_STATUSES } from './responses.js';
 
@@ -78,7 +78,7 @@ function linkBody(target: Collection): JsonSchema {
   return {
     required: false,
     description: 'keys (when filterByTk does not name them): a key, an array of keys, or [key, {through values}] pairs (belongsToMany)',
-    content: { 'application/json': { schema: { anyOf: [key, { type: 'array', items: { anyOf: [key, { type: 'array', prefixItems: [key, { type: 'object' }], minItems: 2, maxItems: 2 }] } }] } } },
+    content: { 'application/json': { schema: { anyOf: [key, { type: 'array', items: { anyOf: [key, { type: 'array', prefixItems: [key, ANY_OBJECT], minItems: 2, maxItems: 2 }] } }] } } },
   };
 }
 

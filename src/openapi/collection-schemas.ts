@@ -42,7 +42,7 @@ function fieldValue(field: Field, schema: JsonSchema): JsonSchema {
 
 /** A nested association value in a write: a key links an existing row, an object creates (or updates) one. */
 function relationInput(relation: Relation): JsonSchema {
-  const element: JsonSchema = { anyOf: [ref(keySchemaName(relation.target.name)), { type: 'object' }] };
+  const element: JsonSchema = { anyOf: [ref(keySchemaName(relation.target.name)), ref(updateSchemaName(relation.target.name))] };
   return relation.toMany
     ? { type: 'array', items: element, description: `keys to link or objects to create (${relation.type} ${relation.target.name})` }
     : { anyOf: [...(element.anyOf as JsonSchema[]), { type: 'null' }], description: `a key to link, an object to create, or null (${relation.type} ${relation.target.name})` };

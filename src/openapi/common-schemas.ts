@@ -1,7 +1,7 @@
 import { ERROR_CATALOGUE } from '../errors/catalogue.js';
 import { MAX_PAGE_SIZE } from '../request/query-params.js';
 import { ID_TYPES } from '../schema/types.js';
-import { ref, type JsonSchema } from './json-schema.js';
+import { ANY_OBJECT, ref, type JsonSchema } from './json-schema.js';
 
 /** Shared component names; a dot keeps them apart from every collection name. */
 export const ERROR_SCHEMA = 'corral.Error';
@@ -39,7 +39,7 @@ export function commonSchemas(): Record<string, JsonSchema> {
               code: { type: 'string', enum: Object.keys(ERROR_CATALOGUE) },
               message: { type: 'string' },
               field: { type: 'string' },
-              details: { type: 'object' },
+              details: ANY_OBJECT,
             },
           },
         },

@@ -10,3 +10,6 @@ export function orNull(schema: JsonSchema): JsonSchema {
   if (typeof type === 'string' && schema.enum === undefined) return { ...schema, type: [type, 'null'] };
   return { anyOf: [schema, { type: 'null' }] };
 }
+
+/** Any JSON object (spelled out: generators read a bare `type: object` as an object with no properties). */
+export const ANY_OBJECT: JsonSchema = { type: 'object', additionalProperties: true };

@@ -1,5 +1,5 @@
 import { COLLECTION_SCHEMA, FIELD_SCHEMA, PAGE_META_SCHEMA, SIMPLE_PAGE_META_SCHEMA } from './common-schemas.js';
-import { ref, type JsonSchema } from './json-schema.js';
+import { ANY_OBJECT, ref, type JsonSchema } from './json-schema.js';
 import { parameterRef, type QueryParameter } from './parameters.js';
 import { dataEnvelope, errorResponses, jsonResponse, LOCATION_HEADER, READ_ERROR_STATUSES, WRITE_ERROR_STATUSES } from './responses.js';
 
@@ -12,7 +12,7 @@ function listOf(item: JsonSchema): JsonSchema {
 }
 
 const nameKey = (what: string): JsonSchema => ({ name: 'filterByTk', in: 'query', description: `the ${what} name (or put it in the path: …:get/<name>)`, schema: { type: 'string' } });
-const body = (description: string, schema: JsonSchema = { type: 'object' }): JsonSchema => ({ required: true, description, content: { 'application/json': { schema } } });
+const body = (description: string, schema: JsonSchema = ANY_OBJECT): JsonSchema => ({ required: true, description, content: { 'application/json': { schema } } });
 
 interface ServiceOp {
   path: string;
