@@ -1,6 +1,6 @@
 import { ERROR_CATALOGUE } from '../errors/catalogue.js';
 import { MAX_PAGE_SIZE } from '../request/query-params.js';
-import { ID_TYPES } from '../schema/types.js';
+import { ID_TYPES, ON_DELETE, RELATION_TYPES, SCALAR_TYPES } from '../schema/types.js';
 import { ANY_OBJECT, ref, type JsonSchema } from './json-schema.js';
 
 /** Shared component names; a dot keeps them apart from every collection name. */
@@ -71,22 +71,58 @@ export function commonSchemas(): Record<string, JsonSchema> {
     [FIELD_SCHEMA]: {
       type: 'object',
       description: 'A field definition with every option resolved (relations show their keys); `fields` may narrow it.',
-      properties: { name: { type: 'string' }, type: { type: 'string' }, title: { type: 'string' } },
-      additionalProperties: true,
+      properties: {
+        name: { type: 'string' },
+        type: { type: 'string', enum: [...SCALAR_TYPES, ...RELATION_TYPES] },
+        title: { type: 'string' },
+        description: { type: 'string' },
+        allowNull: { type: 'boolean' },
+        unique: { type: 'boolean' },
+        index: { type: 'boolean' },
+        defaultValue: {},
+        min: { type: 'number' },
+        max: { type: 'number' },
+        minLength: { type: 'integer', minimum: 0 },
+        maxLength: { type: 'integer', minimum: 0 },
+        pattern: { type: 'string' },
+        enum: { type: 'array' },
+        length: { type: 'integer', minimum: 1 },
+        precision: { type: 'integer', minimum: 1 },
+        scale: { type: 'integer', minimum: 0 },
+        primaryKey: { type: 'boolean' },
+        autoIncrement: { type: 'boolean' },
+        system: { type: 'string', enum: ['id', 'createdAt', 'updatedAt'] },
+        references: {
+          type: 'object',
+          description: 'set on a foreign key column that a relation made',
+          required: ['collection', 'key', 'onDelete'],
+          additionalProperties: false,
+          properties: { collection: { type: 'string' }, key: { type: 'string' }, onDelete: { type: 'string', enum: [...ON_DELETE] } },
+        },
+        target: { type: 'string' },
+        foreignKey: { type: 'string' },
+        sourceKey: { type: 'string' },
+        targetKey: { type: 'string' },
+        through: { type: 'string' },
+        otherKey: { type: 'string' },
+        onDelete: { type: 'string', enum: [...ON_DELETE] },
+      },
+      additionalProperties: false,
     },
     [COLLECTION_SCHEMA]: {
       type: 'object',
-      description: 'A collection definition; relations are listed among its fields.',
+      description: 'A collection definition; relations are listed among its fields. `fields` may narrow it.',
       properties: {
         name: { type: 'string' },
         title: { type: 'string' },
+        description: { type: 'string' },
         timestamps: { type: 'boolean' },
         autoGenId: { type: 'boolean' },
         idType: { type: 'string', enum: [...ID_TYPES] },
         filterTargetKey: { type: 'string' },
         fields: { type: 'array', items: ref(FIELD_SCHEMA) },
       },
-      additionalProperties: true,
+      additionalProperties: false,
     },
   };
 }
