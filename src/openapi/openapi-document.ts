@@ -90,7 +90,8 @@ export function buildOpenApiDocument(snapshot: SchemaSnapshot, options: Document
       version: CORRAL_VERSION,
       description:
         `Generated from the live schema (version ${snapshot.version}). Action-style routes are described; ` +
-        'the REST forms (GET /<c>/<k>, PUT /<c>/<k>, …) and the other methods an action accepts reach the same operations.',
+        'the REST forms (`GET /api/posts/1`, `PUT /api/posts/1`, …) and the other methods an action accepts reach the same operations. ' +
+        'Every error answers the one `corral.Error` body.',
     },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     tags: [{ name: 'service' }, { name: 'schema' }, ...tags],
