@@ -1,7 +1,8 @@
 import { validate, compileErrors } from '@readme/openapi-parser';
+import { buildApp } from '../../src/app.js';
 import { describe, expect, it } from 'vitest';
 import { DIALECTS } from '../support/test-database.js';
-import { useDialectApp } from '../support/test-app.js';
+import { apiFor, testConfig, useDialectApp } from '../support/test-app.js';
 import { defineBlog } from '../support/blog-schema.js';
 import { EVERY_TYPE_SCHEMA } from '../support/every-type-schema.js';
 
@@ -61,5 +62,23 @@ describe.each(DIALECTS)('GET /api/openapi.json on %s', (dialect) => {
     const after = (await ctx.api.get('/api/openapi.json')).body;
     expect(after.components.schemas.posts.properties.subtitle).toEqual({ type: ['string', 'null'] });
     expect(after.info.description).not.toBe(before.info.description);
+  });
+
+  it('follows a schema change made on another node within the poll interval', async () => {
+    const other = await buildApp(testConfig(ctx.database));
+    try {
+      const otherApi = apiFor(other);
+      expect((await otherApi.get('/api/openapi.json')).body.components.schemas.posts.properties.rating).toBeUndefined();
+      expect((await ctx.api.post('/api/collections/posts/fields:create', { name: 'rating', type: 'integer' })).status).toBe(201);
+      const deadline = Date.now() + 5000;
+      let seen: unknown;
+      while (seen === undefined && Date.now() < deadline) {
+        seen = (await otherApi.get('/api/openapi.json')).body.components.schemas.posts.properties.rating;
+        if (seen === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(seen).toEqual({ type: ['integer', 'null'] });
+    } finally {
+      await other.close();
+    }
   });
 });
