@@ -4,8 +4,8 @@ import { isRecord } from '../is-record.js';
 import { isRelationInput } from './resolve-relation.js';
 import { ID_TYPES, NAME_PATTERN, type CollectionDef, type FieldDef, type IdType } from './types.js';
 
-/** Names the API itself uses, or that later system collections will take. */
-export const RESERVED_COLLECTION_NAMES = new Set(['collections', 'fields', 'app', 'auth', 'users', 'roles', 'apiKeys']);
+/** Names the API itself uses (`docs`: the reference page at <prefix>/docs), or that later system collections will take. */
+export const RESERVED_COLLECTION_NAMES = new Set(['collections', 'fields', 'app', 'docs', 'auth', 'users', 'roles', 'apiKeys']);
 export const SYSTEM_TABLE_PREFIX = 'corral_';
 export const MAX_FIELDS_PER_COLLECTION = 200;
 

@@ -54,6 +54,17 @@ describe.each(DIALECTS)('GET /api/openapi.json on %s', (dialect) => {
     expect(create.responses['201'].headers.Location).toBeDefined();
   });
 
+  it('describes the service endpoints as they answer', async () => {
+    // Each answer here is checked against the document by the test helper.
+    expect((await ctx.api.get('/healthz')).status).toBe(200);
+    expect((await ctx.api.get('/readyz')).body).toEqual({ data: { status: 'ready', dialect } });
+    expect((await ctx.api.get('/api/app:getInfo')).body.data).toMatchObject({ name: 'corral', dialect });
+    expect((await ctx.api.post('/api/app:getInfo', {})).status).toBe(200);
+    expect((await ctx.api.request('DELETE', '/api/app:getInfo')).status).toBe(405);
+    expect((await ctx.api.get('/api/app:nothing')).status).toBe(404);
+    expect((await ctx.api.get('/api/docs/nothing.js')).body.errors[0].code).toBe('ROUTE_NOT_FOUND');
+  });
+
   it('follows the schema: a new field appears in the next document', async () => {
     await defineBlog(ctx.api);
     const before = (await ctx.api.get('/api/openapi.json')).body;
