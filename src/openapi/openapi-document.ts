@@ -6,9 +6,10 @@ import { createSchemaName, keySchema, keySchemaName, rowSchema, updateSchemaName
 import { commonSchemas } from './common-schemas.js';
 import { ref, type JsonSchema } from './json-schema.js';
 import { parameterComponents } from './parameters.js';
+import { errorResponseComponents } from './responses.js';
 import { serviceOperations } from './service-operations.js';
 
-export type OpenApiDocument = JsonSchema & { paths: Record<string, Record<string, JsonSchema>>; components: { schemas: Record<string, JsonSchema>; parameters: Record<string, JsonSchema> } };
+export type OpenApiDocument = JsonSchema & { paths: Record<string, Record<string, JsonSchema>>; components: { schemas: Record<string, JsonSchema>; parameters: Record<string, JsonSchema>; responses: Record<string, JsonSchema> } };
 
 /**
  * Which collections and actions a caller may see. Authentication does not exist yet, so the
@@ -96,7 +97,7 @@ export function buildOpenApiDocument(snapshot: SchemaSnapshot, options: Document
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     tags: [{ name: 'service' }, { name: 'schema' }, ...tags],
     paths,
-    components: { schemas, parameters: parameterComponents() },
+    components: { schemas, parameters: parameterComponents(), responses: errorResponseComponents() },
   };
 }
 

@@ -13,16 +13,26 @@ function codesFor(status: number): string[] {
     .map(([code]) => code);
 }
 
-export function errorResponses(statuses: readonly number[]): Record<string, JsonSchema> {
+const ALL_ERROR_STATUSES = [...new Set([...WRITE_ERROR_STATUSES, ...READ_ERROR_STATUSES])].sort((a, b) => a - b);
+
+/** components.responses name of an error status; a dot keeps it apart from anything else. */
+const errorResponseName = (status: number): string => `corral.Error${status}`;
+
+/** The error answers, once in components.responses: operations refer to them (keeps the document small). */
+export function errorResponseComponents(): Record<string, JsonSchema> {
   const out: Record<string, JsonSchema> = {};
-  for (const status of statuses) {
-    out[String(status)] = {
+  for (const status of ALL_ERROR_STATUSES) {
+    out[errorResponseName(status)] = {
       description: `Error: ${codesFor(status).join(', ')}`,
       ...(status === 405 ? { headers: { Allow: { description: 'the methods this action accepts', schema: { type: 'string' } } } } : {}),
       content: { 'application/json': { schema: ref(ERROR_SCHEMA) } },
     };
   }
   return out;
+}
+
+export function errorResponses(statuses: readonly number[]): Record<string, JsonSchema> {
+  return Object.fromEntries(statuses.map((status) => [String(status), { $ref: `#/components/responses/${errorResponseName(status)}` }]));
 }
 
 export function jsonResponse(description: string, schema: JsonSchema, headers?: Record<string, JsonSchema>): JsonSchema {

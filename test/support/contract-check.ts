@@ -22,8 +22,13 @@ const UNCHECKED = ['/openapi.json', '/docs'];
 /** Requests that match no documented operation: their answer must be an error body. */
 export const UNRESOLVED = '(no operation)';
 
+interface Response {
+  $ref?: string;
+  content?: Record<string, { schema?: JsonSchema }>;
+}
+
 interface Operation {
-  responses: Record<string, { content?: Record<string, { schema?: JsonSchema }> }>;
+  responses: Record<string, Response>;
 }
 
 class Checker {
@@ -41,6 +46,12 @@ class Checker {
     this.errorSchema = { $ref: 'urn:corral:openapi#/components/schemas/corral.Error' };
   }
 
+  /** A response may be a `$ref` into components.responses. */
+  private resolve(response: Response | undefined): Response | undefined {
+    const name = response?.$ref?.replace('#/components/responses/', '');
+    return name === undefined ? response : (this.document.components.responses[name] as Response | undefined);
+  }
+
   has(operationId: string): boolean {
     return this.operations.has(operationId);
   }
@@ -55,7 +66,7 @@ class Checker {
         if (status < 400) return `a request that matches no documented operation answered ${status}`;
         schema = this.errorSchema;
       } else {
-        const response = this.operations.get(operationId)!.responses[String(status)];
+        const response = this.resolve(this.operations.get(operationId)!.responses[String(status)]);
         if (response === undefined) return `status ${status} is not documented for ${operationId}`;
         const content = response.content?.['application/json']?.schema;
         if (content === undefined) return `${operationId} ${status} documents no JSON body`;
