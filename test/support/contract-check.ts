@@ -5,15 +5,16 @@ import addFormats from 'ajv-formats';
 import { restAction } from '../../src/http/method-rules.js';
 import { parseResourcePath } from '../../src/http/resource-path.js';
 import { buildOpenApiDocument, type OpenApiDocument } from '../../src/openapi/openapi-document.js';
+import { ERROR_SCHEMA } from '../../src/openapi/common-schemas.js';
 import type { JsonSchema } from '../../src/openapi/json-schema.js';
 import type { SchemaSnapshot } from '../../src/schema/schema-snapshot.js';
 
 /**
  * The contract test: every JSON response the HTTP suite receives through the test helper is
  * validated against the OpenAPI document's schema for its operation and status. The
- * operation comes from method + path through the server's own route grammar. One compiled
- * checker per schema snapshot (the document changes only with the schema); validators are
- * compiled on first use.
+ * operation comes from method + path through the server's own route grammar. One document
+ * per schema snapshot; validators are compiled on first use and shared by every snapshot
+ * whose schemas for that answer are the same.
  */
 export const CONTRACT_COVERAGE_DIR = join(import.meta.dirname, '..', '..', '.contract-coverage');
 
@@ -31,19 +32,58 @@ interface Operation {
   responses: Record<string, Response>;
 }
 
+/** One Ajv for the worker: creating one (meta-schemas, formats) costs far more than a check. */
+let sharedAjv: Ajv2020 | undefined;
+function ajv(): Ajv2020 {
+  if (sharedAjv === undefined) {
+    sharedAjv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true });
+    addFormats.default(sharedAjv);
+  }
+  return sharedAjv;
+}
+
+/**
+ * Compiled validators by the text of a self-contained schema: a new schema version rebuilds
+ * the document, but an answer whose schemas did not change reuses its validator.
+ */
+const validators = new Map<string, ValidateFunction>();
+
+const COMPONENT_REF = /"#\/components\/schemas\/([^"]+)"/g;
+
+/**
+ * The response schema with the component schemas it reaches, embedded where its
+ * `#/components/schemas/…` references already point (relative to its own root).
+ */
+function selfContained(schema: JsonSchema, components: Record<string, JsonSchema>): string {
+  const needed = new Set<string>();
+  const visit = (text: string): void => {
+    for (const [, name] of text.matchAll(COMPONENT_REF)) {
+      if (name === undefined || needed.has(name)) continue;
+      needed.add(name);
+      visit(JSON.stringify(components[name] ?? {}));
+    }
+  };
+  visit(JSON.stringify(schema));
+  const closure = Object.fromEntries([...needed].sort().map((name) => [name, components[name]]));
+  return JSON.stringify({ ...schema, components: { schemas: closure } });
+}
+
+function validatorFor(text: string): ValidateFunction {
+  let validate = validators.get(text);
+  if (validate === undefined) {
+    validate = ajv().compile(JSON.parse(text) as JsonSchema);
+    validators.set(text, validate);
+  }
+  return validate;
+}
+
 class Checker {
-  private readonly ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true });
   private readonly operations = new Map<string, Operation>();
-  private readonly validators = new Map<string, ValidateFunction>();
-  private readonly errorSchema: JsonSchema;
 
   constructor(readonly document: OpenApiDocument) {
-    addFormats.default(this.ajv);
-    this.ajv.addSchema({ $id: 'urn:corral:openapi', components: document.components }, undefined, undefined, false);
     for (const item of Object.values(document.paths)) {
       for (const op of Object.values(item)) this.operations.set(String(op.operationId), op as unknown as Operation);
     }
-    this.errorSchema = { $ref: 'urn:corral:openapi#/components/schemas/corral.Error' };
   }
 
   /** A response may be a `$ref` into components.responses. */
@@ -58,32 +98,21 @@ class Checker {
 
   /** The error text, or undefined when the body matches. */
   check(operationId: string, status: number, body: unknown): string | undefined {
-    const key = `${operationId} ${status}`;
-    let validate = this.validators.get(key);
-    if (validate === undefined) {
-      let schema: JsonSchema;
-      if (operationId === UNRESOLVED) {
-        if (status < 400) return `a request that matches no documented operation answered ${status}`;
-        schema = this.errorSchema;
-      } else {
-        const response = this.resolve(this.operations.get(operationId)!.responses[String(status)]);
-        if (response === undefined) return `status ${status} is not documented for ${operationId}`;
-        const content = response.content?.['application/json']?.schema;
-        if (content === undefined) return `${operationId} ${status} documents no JSON body`;
-        // Component references are written against the document root: resolve them there.
-        schema = { $id: `urn:corral:response:${encodeURIComponent(key)}`, ...rebase(content) };
-      }
-      validate = this.ajv.compile(schema);
-      this.validators.set(key, validate);
+    let schema: JsonSchema;
+    if (operationId === UNRESOLVED) {
+      if (status < 400) return `a request that matches no documented operation answered ${status}`;
+      schema = { $ref: `#/components/schemas/${ERROR_SCHEMA}` };
+    } else {
+      const response = this.resolve(this.operations.get(operationId)!.responses[String(status)]);
+      if (response === undefined) return `status ${status} is not documented for ${operationId}`;
+      const content = response.content?.['application/json']?.schema;
+      if (content === undefined) return `${operationId} ${status} documents no JSON body`;
+      schema = content;
     }
+    const validate = validatorFor(selfContained(schema, this.document.components.schemas));
     if (validate(body)) return undefined;
-    return this.ajv.errorsText(validate.errors, { dataVar: 'body' });
+    return ajv().errorsText(validate.errors, { dataVar: 'body' });
   }
-}
-
-/** `#/components/…` → the registered document's URI: the one place refs are rewritten, in the checker only. */
-function rebase(schema: unknown): JsonSchema {
-  return JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"urn:corral:openapi#/components/')) as JsonSchema;
 }
 
 const checkers = new WeakMap<SchemaSnapshot, Checker>();
