@@ -17,6 +17,7 @@ import { checkMethod, restAction } from './http/method-rules.js';
 import { parseResourcePath } from './http/resource-path.js';
 import { jsonDepthOver } from './json-depth.js';
 import { renderResult } from './http/render-result.js';
+import { registerOpenApiRoutes } from './openapi/openapi-routes.js';
 import { mergeKeys, type ApiRequest } from './request/api-request.js';
 import { parseQueryParams } from './request/query-params.js';
 import { SchemaManager } from './schema/schema-manager.js';
@@ -224,6 +225,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
 
   const prefix = config.apiPrefix;
+  // The API description and its reference page, generated from the live schema (API.md §10).
+  registerOpenApiRoutes(app, schema, prefix);
 
   const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const rawPath = request.url.split('?', 1)[0]!.slice(prefix.length + 1);

@@ -14,6 +14,7 @@ const USAGE = `Usage: corral [command] [options]
 
 Commands:
   start              run the HTTP server (default)
+  schema export      print the schema of --database as the JSON that --schema applies
   help               print this help (also --help, -h)
   version            print the version (also --version)
 
@@ -60,6 +61,28 @@ export async function main(argv: string[], env: Record<string, string | undefine
       }
       await start(config);
       return;
+    case 'schema-export':
+      await exportSchemaCommand(config);
+      return;
+  }
+}
+
+/** Prints the schema file of the database (stdout), for schema-as-code: `corral schema export > schema.json`. */
+async function exportSchemaCommand(config: Config): Promise<void> {
+  const { buildApp } = await import('./app.js');
+  const { exportSchema } = await import('./schema/schema-export.js');
+  // The schema is read, never applied: the export shows the database as it is.
+  const { schemaFile: _schemaFile, ...settings } = config;
+  let built: Awaited<ReturnType<typeof buildApp>>;
+  try {
+    built = await buildApp({ ...settings, logLevel: 'silent' });
+  } catch (error) {
+    throw new Error(`cannot export: ${messageOf(error)}`);
+  }
+  try {
+    process.stdout.write(`${JSON.stringify(exportSchema(built.schema.snapshot.defs), null, 2)}\n`);
+  } finally {
+    await built.close();
   }
 }
 

@@ -43,6 +43,8 @@ export type ActionResult =
   | { kind: 'createdMany'; items: Data[] }
   /** 200 `{data: null}` */
   | { kind: 'none' }
+  /** 200 with a bare JSON document, no envelope (the schema export, ready to save as a file) */
+  | { kind: 'document'; body: object }
   /** 200 `{"data": [...]}` written as it is read */
   | { kind: 'stream'; stream: Readable };
 

@@ -3,7 +3,7 @@
  *
  * CORRAL_WORKERS defaults to the number of cores this process may use (`os.availableParallelism()`).
  *
- * Command line: `corral [start|help|version] [--port N] [--host H] [--database URL] [--schema FILE]`,
+ * Command line: `corral [start|schema export|help|version] [--port N] [--host H] [--database URL] [--schema FILE]`,
  * each flag as `--flag value` or `--flag=value`; `--help`/`-h` and `--version` are accepted too.
  * Flags beat env, env beats defaults; an empty env value counts as unset. Every bad value throws a
  * `ConfigError` whose one-line message names the setting as the user wrote it (flag or env name).
@@ -13,7 +13,10 @@ import type { Config, DatabaseConfig, LogLevel } from './config.js';
 import { DEFAULT_CONFIG } from './config.js';
 import { ConfigError } from './config-error.js';
 
-export type Command = 'start' | 'help' | 'version';
+export type Command = 'start' | 'schema-export' | 'help' | 'version';
+
+/** Commands that open the database, so they read the settings (help and version do not). */
+const USES_SETTINGS: ReadonlySet<Command> = new Set<Command>(['start', 'schema-export']);
 
 export interface LoadedConfig {
   command: Command;
@@ -97,7 +100,7 @@ type Lookup = (setting: Setting) => Raw | undefined;
 export function loadConfig(argv: string[], env: Record<string, string | undefined>): LoadedConfig {
   const { command, flags } = parseArgv(argv);
   // help and version must work even when the environment holds a bad value.
-  if (command !== 'start') return { command, config: buildConfig(() => undefined) };
+  if (!USES_SETTINGS.has(command)) return { command, config: buildConfig(() => undefined) };
   return {
     command,
     config: buildConfig((setting) => {
@@ -116,9 +119,17 @@ function parseArgv(argv: string[]): { command: Command; flags: Map<Setting, Raw>
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (!arg.startsWith('-')) {
+      // `schema export`: a command of two words.
+      if (arg === 'schema') {
+        if (argv[i + 1] !== 'export') throw new ConfigError(`unknown command "schema${argv[i + 1] === undefined ? '' : ` ${argv[i + 1]}`}" (expected schema export)`);
+        if (positional !== undefined) throw new ConfigError('unexpected argument "schema"');
+        positional = 'schema-export';
+        i++;
+        continue;
+      }
       const command = COMMANDS.get(arg);
       if (command === undefined) {
-        throw new ConfigError(`unknown command ${quote(arg)} (expected start, help or version)`);
+        throw new ConfigError(`unknown command ${quote(arg)} (expected start, schema export, help or version)`);
       }
       if (positional !== undefined) throw new ConfigError(`unexpected argument ${quote(arg)}`);
       positional = command;

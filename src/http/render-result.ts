@@ -29,6 +29,8 @@ export function renderResult(result: ActionResult, reply: FastifyReply, prefix: 
       return { data: result.items };
     case 'none':
       return { data: null };
+    case 'document':
+      return result.body;
     case 'stream':
       return reply.type('application/json; charset=utf-8').send(result.stream);
   }
