@@ -22,6 +22,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** How often a node checks whether another node changed the schema. */
   schemaPollMs: number;
+  /** Signs list cursors; unset means a random secret stored once in the database. */
+  cursorSecret?: string;
 }
 
 export const DEFAULT_CONFIG = {

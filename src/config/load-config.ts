@@ -39,7 +39,8 @@ type Setting =
   | 'CORRAL_API_PREFIX'
   | 'CORRAL_DB_POOL_SIZE'
   | 'CORRAL_SHUTDOWN_TIMEOUT_MS'
-  | 'CORRAL_SCHEMA_POLL_MS';
+  | 'CORRAL_SCHEMA_POLL_MS'
+  | 'CORRAL_CURSOR_SECRET';
 
 const FLAGS: ReadonlyMap<string, Setting> = new Map<string, Setting>([
   ['--port', 'PORT'],
@@ -161,6 +162,8 @@ function buildConfig(lookup: Lookup): Config {
   };
   const schema = lookup('CORRAL_SCHEMA');
   if (schema !== undefined) config.schemaFile = schema.value;
+  const cursorSecret = lookup('CORRAL_CURSOR_SECRET');
+  if (cursorSecret !== undefined && cursorSecret.value !== '') config.cursorSecret = cursorSecret.value;
   return config;
 }
 

@@ -28,6 +28,10 @@ export interface QueryParams {
   pageSize: number;
   paginate: boolean;
   simplePaginate: boolean;
+  /** Keyset paging: '' for the first page, then the opaque `meta.nextCursor`; absent otherwise. */
+  cursor?: string;
+  /** `?q=` on list: the same as a `$search` filter. */
+  q?: string;
   /** `?cascade=true` on destroy of collections. */
   cascade: boolean;
   /** The `X-Timezone` header: the zone filter date periods are read in (UTC when absent). */
@@ -122,6 +126,15 @@ export function parseQueryParams(query: Record<string, unknown>, headers: Record
     simplePaginate: parseBoolean('simplePaginate', query.simplePaginate, false),
     cascade: parseBoolean('cascade', query.cascade, false),
   };
+  if (Object.hasOwn(query, 'cursor')) {
+    const cursor = query.cursor ?? '';
+    if (typeof cursor !== 'string') throw param('cursor', 'must be a string');
+    params.cursor = cursor;
+  }
+  if (query.q !== undefined && query.q !== null && query.q !== '') {
+    if (typeof query.q !== 'string') throw param('q', 'must be a string');
+    params.q = query.q;
+  }
   const filter = parseFilter(query.filter);
   if (filter !== undefined) params.filter = filter;
   const timeZone = parseTimeZoneHeader(headers['x-timezone']);

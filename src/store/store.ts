@@ -5,6 +5,7 @@ import type { Collection } from '../schema/collection.js';
 import { indexName } from '../schema/index-name.js';
 import { DIALECT_TRAITS, type DialectTraits } from '../sql/dialect-traits.js';
 import { ShapeCache } from '../sql/query-cache.js';
+import { loadCursorSecret } from './cursor-secret.js';
 import { NO_SCOPES, type ScopeProvider, type Scopes } from './scope.js';
 import { UnitOfWork, type CommitHook } from './unit-of-work.js';
 
@@ -26,6 +27,8 @@ export interface UnitCaller {
 export interface StoreOptions {
   /** The scopes of each request; none means every collection is unrestricted. */
   readonly scopes?: ScopeProvider;
+  /** Signs list cursors (`CORRAL_CURSOR_SECRET`); when absent a random secret is stored once in the database. */
+  readonly cursorSecret?: string;
 }
 
 /**
@@ -37,6 +40,7 @@ export class Store {
   readonly #afterCommit: CommitHook[] = [];
   /** Compiled statements by query shape; each kept text is a named statement on PostgreSQL. */
   readonly shapes: ShapeCache;
+  #cursorSecret: Promise<Buffer> | undefined;
 
   constructor(
     readonly database: Database,
@@ -48,6 +52,15 @@ export class Store {
   /** What the database can do (RETURNING, row locks), for plans that choose a fast path. */
   get traits(): DialectTraits {
     return DIALECT_TRAITS[this.database.dialect];
+  }
+
+  /** The secret list cursors are signed with, loaded (or stored) once. */
+  cursorSecret(): Promise<Buffer> {
+    this.#cursorSecret ??= loadCursorSecret(this.database.db, this.options.cursorSecret).catch((error: unknown) => {
+      this.#cursorSecret = undefined;
+      throw error;
+    });
+    return this.#cursorSecret;
   }
 
   /** The scopes of one request, from the configured provider. */
