@@ -24,6 +24,8 @@ export interface QueryParams {
   blacklist?: string[];
   /** Associations whose nested objects may change existing targets (not only link them). */
   updateAssociationValues?: string[];
+  /** firstOrCreate / updateOrCreate: the body fields that find the existing record. */
+  filterKeys?: string[];
   page: number;
   pageSize: number;
   paginate: boolean;
@@ -141,7 +143,7 @@ export function parseQueryParams(query: Record<string, unknown>, headers: Record
   if (timeZone !== undefined) params.timeZone = timeZone;
   const keys = parseKeys(query.filterByTk);
   if (keys !== undefined) params.filterByTk = keys;
-  for (const name of ['fields', 'except', 'appends', 'sort', 'whitelist', 'blacklist', 'updateAssociationValues'] as const) {
+  for (const name of ['fields', 'except', 'appends', 'sort', 'whitelist', 'blacklist', 'updateAssociationValues', 'filterKeys'] as const) {
     const list = parseNameList(name, query[name]);
     if (list !== undefined) params[name] = list;
   }
