@@ -14,6 +14,7 @@ import { firstOrCreateAction } from './first-or-create-action.js';
 import { getAction } from './get-action.js';
 import { listAction } from './list-action.js';
 import { collectionsActions, fieldsActions } from './schema-actions.js';
+import { queryAction } from './query-action.js';
 import { updateAction } from './update-action.js';
 import { updateOrCreateAction } from './update-or-create-action.js';
 
@@ -35,6 +36,7 @@ const ACTION_KINDS = {
   toggle: 'write',
   firstOrCreate: 'write',
   updateOrCreate: 'write',
+  query: 'readWithBody',
 } as const satisfies Record<string, ActionKind>;
 
 export type ActionName = keyof typeof ACTION_KINDS;
@@ -48,6 +50,7 @@ const DATA_ACTIONS: Partial<Record<ActionName, DataAction>> = {
   destroy: destroyAction,
   firstOrCreate: firstOrCreateAction,
   updateOrCreate: updateOrCreateAction,
+  query: queryAction,
 };
 
 export interface ResolvedAction {

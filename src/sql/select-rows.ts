@@ -35,7 +35,7 @@ function scopeCondition(scope: FilterNode, dialect: Dialect, alias: string): Raw
  * The value a sort term orders by: a column, or for `author.name` a scalar subquery through
  * the to-one relations (one row at most, so the outer rows are never repeated).
  */
-function sortValue(term: SortTerm, table: string, dialect: Dialect, related: RelatedScope) {
+export function sortValue(term: SortTerm, table: string, dialect: Dialect, related: RelatedScope) {
   const path = term.path ?? [];
   const build = (index: number, outer: string): RawBuilder<unknown> => {
     if (index === path.length) return sql`${sql.ref(`${outer}.${term.field.name}`)}`;
