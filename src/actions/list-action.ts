@@ -1,6 +1,7 @@
 import { bindReadShape } from '../plan/bind-read-shape.js';
 import { bindSort } from '../plan/bind-sort.js';
-import { TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
+import { and, TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
+import { bindSearch } from '../plan/bind-filter.js';
 import type { Collection } from '../schema/collection.js';
 import { countRows, readRows, selectedFields, sortValuesOf, streamItems, toItems } from '../store/read-rows.js';
 import type { ReadShape } from '../plan/bind-read-shape.js';
@@ -12,13 +13,15 @@ import { bindTarget } from './target-filter.js';
 export async function listAction(ctx: ActionContext, collection: Collection, scope: FilterNode = TRUE_NODE): Promise<ActionResult> {
   const { params } = ctx.request;
   const unit = ctx.store.read(ctx);
-  const { where } = bindTarget(ctx.request, collection, scope);
+  const target = bindTarget(ctx.request, collection, scope);
+  // `?q=` is `{"$search": q}` ANDed with the filter.
+  const where = params.q === undefined ? target.where : and([target.where, bindSearch(collection, params.q)]);
   const shape = bindReadShape(collection, params.fields, params.except, params.appends);
   const order = bindSort(collection, params.sort);
   const select = selectedFields(shape);
 
   if (params.cursor !== undefined) {
-    const query = { collection: collection.name, order, filter: params.filter, keys: params.filterByTk };
+    const query = { collection: collection.name, order, filter: params.filter, keys: params.filterByTk, ...(params.q === undefined ? {} : { search: params.q }) };
     return cursorPage(ctx, { collection, where, select: [...new Set([...select, ...order.filter((t) => t.path === undefined).map((t) => t.field)])], order }, shape, query, params.cursor);
   }
 

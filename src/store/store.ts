@@ -6,6 +6,7 @@ import { indexName } from '../schema/index-name.js';
 import { DIALECT_TRAITS, type DialectTraits } from '../sql/dialect-traits.js';
 import { ShapeCache } from '../sql/query-cache.js';
 import { loadCursorSecret } from './cursor-secret.js';
+import { indexChanges, isSearchable } from './search-index.js';
 import { NO_SCOPES, type ScopeProvider, type Scopes } from './scope.js';
 import { UnitOfWork, type CommitHook } from './unit-of-work.js';
 
@@ -103,7 +104,7 @@ export class Store {
       try {
         let unit!: UnitOfWork;
         let result: T;
-        if (singleStatement && this.#beforeCommit.length === 0) {
+        if (singleStatement && this.#beforeCommit.length === 0 && !isSearchable(collection)) {
           unit = new UnitOfWork(db, dialect, caller.scopes, caller.request.id, this.shapes);
           result = await work(unit);
           // Registered by the work itself: the statement has committed already.
@@ -112,6 +113,7 @@ export class Store {
           result = await db.transaction().execute(async (trx) => {
             unit = new UnitOfWork(trx, dialect, caller.scopes, caller.request.id, this.shapes);
             const value = await work(unit);
+            await indexChanges(unit, collection);
             for (const hook of [...this.#beforeCommit, ...unit.hooks().before]) await hook(unit.changes, unit);
             return value;
           });
