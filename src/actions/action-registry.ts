@@ -14,6 +14,7 @@ import { firstOrCreateAction } from './first-or-create-action.js';
 import { getAction } from './get-action.js';
 import { listAction } from './list-action.js';
 import { collectionsActions, fieldsActions } from './schema-actions.js';
+import { moveAction } from './move-action.js';
 import { queryAction } from './query-action.js';
 import { updateAction } from './update-action.js';
 import { updateOrCreateAction } from './update-or-create-action.js';
@@ -37,6 +38,7 @@ const ACTION_KINDS = {
   firstOrCreate: 'write',
   updateOrCreate: 'write',
   query: 'readWithBody',
+  move: 'write',
 } as const satisfies Record<string, ActionKind>;
 
 export type ActionName = keyof typeof ACTION_KINDS;
@@ -51,6 +53,7 @@ const DATA_ACTIONS: Partial<Record<ActionName, DataAction>> = {
   firstOrCreate: firstOrCreateAction,
   updateOrCreate: updateOrCreateAction,
   query: queryAction,
+  move: moveAction,
 };
 
 export interface ResolvedAction {

@@ -32,6 +32,8 @@ export interface QueryParams {
   simplePaginate: boolean;
   /** Keyset paging: '' for the first page, then the opaque `meta.nextCursor`; absent otherwise. */
   cursor?: string;
+  /** move: `sourceId`, `targetId`, `sortField`, `method`, `sticky` as sent (strings). */
+  move?: Record<string, unknown>;
   /** `?q=` on list: the same as a `$search` filter. */
   q?: string;
   /** `?cascade=true` on destroy of collections. */
@@ -137,6 +139,9 @@ export function parseQueryParams(query: Record<string, unknown>, headers: Record
     if (typeof query.q !== 'string') throw param('q', 'must be a string');
     params.q = query.q;
   }
+  const move: Record<string, unknown> = {};
+  for (const name of ['sourceId', 'targetId', 'sortField', 'method', 'sticky']) if (query[name] !== undefined && query[name] !== null) move[name] = query[name];
+  if (Object.keys(move).length > 0) params.move = move;
   const filter = parseFilter(query.filter);
   if (filter !== undefined) params.filter = filter;
   const timeZone = parseTimeZoneHeader(headers['x-timezone']);
