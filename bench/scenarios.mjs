@@ -22,7 +22,7 @@ process.env.CORRAL_CURSOR_SECRET ??= BENCH_CURSOR_SECRET;
 
 /** The cursor Corral hands out after post `id` in `posts:list?cursor=` (key order, no filter). */
 export function postCursor(id) {
-  const digest = queryDigest({ collection: 'posts', order: [{ field: { name: 'id' }, desc: false }], filter: undefined, keys: undefined });
+  const digest = queryDigest({ collection: JSON.stringify(['posts', null, null]), order: [{ field: { name: 'id' }, desc: false }], filter: undefined, keys: undefined });
   return encodeCursor(Buffer.from(process.env.CORRAL_CURSOR_SECRET, 'utf8'), digest, [id]);
 }
 

@@ -21,7 +21,10 @@ export async function listAction(ctx: ActionContext, collection: Collection, sco
   const select = selectedFields(shape);
 
   if (params.cursor !== undefined) {
-    const query = { collection: collection.name, order, filter: params.filter, keys: params.filterByTk, ...(params.q === undefined ? {} : { search: params.q }) };
+    // Bound to the resource too: a cursor of /posts/1/comments is refused on /posts/2/comments.
+    const { path } = ctx.request;
+    const resource = [path.collection, path.sourceKey ?? null, path.association ?? null];
+    const query = { collection: JSON.stringify(resource), order, filter: params.filter, keys: ctx.request.keys, ...(params.q === undefined ? {} : { search: params.q }) };
     return cursorPage(ctx, { collection, where, select: [...new Set([...select, ...order.filter((t) => t.path === undefined).map((t) => t.field)])], order }, shape, query, params.cursor);
   }
 

@@ -6,8 +6,9 @@ import type { SortTerm } from './bind-sort.js';
 /** Longest `cursor` parameter accepted (a cursor holds one value per sort term). */
 export const MAX_CURSOR_TEXT = 8 * 1024;
 
-/** What a cursor is bound to: the collection, the bound order and the raw filter and keys. */
+/** What a cursor is bound to: the resource, the bound order and the raw filter and keys. */
 export interface CursorQuery {
+  /** The collection, or the association of one source item, the list reads. */
   collection: string;
   order: readonly SortTerm[];
   filter: unknown;

@@ -117,3 +117,27 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+for (const dialect of DIALECTS) {
+  describe(`cursor paging on association lists on ${dialect}`, () => {
+    const ctx = useDialectApp(dialect);
+
+    it('pages an association and refuses its cursor on another source item', async () => {
+      await ctx.api.collection({ name: 'comments', fields: [{ name: 'body', type: 'string' }] });
+      await ctx.api.collection({ name: 'posts', fields: [{ name: 'title', type: 'string' }, { name: 'comments', type: 'hasMany' }] });
+      for (const post of [1, 2]) {
+        expect((await ctx.api.post('/api/posts:create', { title: `p${post}` })).status).toBe(201);
+        for (let i = 0; i < 5; i++) expect((await ctx.api.post(`/api/posts/${post}/comments:create`, { body: `c${post}.${i}` })).status).toBe(201);
+      }
+      const first = await ctx.api.get('/api/posts/1/comments:list?pageSize=3&cursor=');
+      expect(first.body.data.map((c: { body: string }) => c.body)).toEqual(['c1.0', 'c1.1', 'c1.2']);
+      const cursor = encodeURIComponent(first.body.meta.nextCursor);
+      const second = await ctx.api.get(`/api/posts/1/comments:list?pageSize=3&cursor=${cursor}`);
+      expect(second.body.data.map((c: { body: string }) => c.body)).toEqual(['c1.3', 'c1.4']);
+      expect(second.body.meta).toEqual({ pageSize: 3, hasNext: false, nextCursor: null });
+      const other = await ctx.api.get(`/api/posts/2/comments:list?pageSize=3&cursor=${cursor}`);
+      expect(other.status).toBe(400);
+      expect(other.body.errors[0].code).toBe('PARAM_INVALID');
+    });
+  });
+}
