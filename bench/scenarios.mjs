@@ -16,6 +16,26 @@
 // new scenario usually needs a route there too. Before measuring, the bench sends one request
 // of each scenario to both servers and fails when the answers differ (reads) or their keys do.
 
+import { encodeCursor, queryDigest } from '../dist/plan/cursor.js';
+
+// Cursors are signed; the bench fixes the key (inherited by both servers) so a scenario can
+// name the cursor of a deep row without walking to it, and the baseline can sign the same.
+export const BENCH_CURSOR_SECRET = 'corral-bench-cursor-secret';
+process.env.CORRAL_CURSOR_SECRET ??= BENCH_CURSOR_SECRET;
+
+/** The cursor Corral hands out after post `id` in `posts:list?cursor=` (key order, no filter). */
+export function postCursor(id) {
+  const digest = queryDigest({ collection: JSON.stringify(['posts', null, null]), order: [{ field: { name: 'id' }, desc: false }], filter: undefined, keys: undefined });
+  return encodeCursor(Buffer.from(process.env.CORRAL_CURSOR_SECRET, 'utf8'), digest, [id]);
+}
+
+const INCLUDES = encodeURIComponent(JSON.stringify({ title: { $includes: 'ost 99' } }));
+const DEEP_CURSOR = encodeURIComponent(postCursor(9000));
+const QUERY = {
+  dimensions: [{ field: 'status' }],
+  measures: [{ aggregation: 'count', alias: 'n' }, { field: 'views', aggregation: 'avg', alias: 'avgViews' }, { field: 'views', aggregation: 'max', alias: 'maxViews' }],
+};
+
 const FILTER = encodeURIComponent(JSON.stringify({ views: { $gt: 500 }, status: 'published' }));
 
 export const SCENARIOS = [
@@ -38,6 +58,13 @@ export const SCENARIOS = [
     request: (ctx) => ({ method: 'POST', path: `/api/posts:update/${ctx.postId()}`, body: { title: `updated ${ctx.int(1e6)}`, views: ctx.int(1000) } }),
   },
   { name: 'assoc', target: 1.35, request: (ctx) => ({ method: 'GET', path: `/api/posts/${ctx.postId()}/comments:list` }) },
+  { name: 'includes', target: 1.35, request: () => ({ method: 'GET', path: `/api/posts:list?filter=${INCLUDES}&pageSize=20` }) },
+  { name: 'cursor1', target: 1.35, request: () => ({ method: 'GET', path: '/api/posts:list?pageSize=20&cursor=' }) },
+  // The cursor of row 9,000 of 10,000: should run within 15% of cursor1 (no OFFSET).
+  { name: 'cursor9000', target: 1.35, request: () => ({ method: 'GET', path: `/api/posts:list?pageSize=20&cursor=${DEEP_CURSOR}` }) },
+  // page=450 is the OFFSET equivalent of cursor9000, allowed to be slower.
+  { name: 'page450', target: 1.35, request: () => ({ method: 'GET', path: '/api/posts:list?pageSize=20&page=450' }) },
+  { name: 'query', target: 1.35, request: () => ({ method: 'POST', path: '/api/posts:query', body: QUERY }) },
 ];
 
 /**

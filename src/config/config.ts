@@ -32,6 +32,8 @@ export interface Config {
   allowedHosts: string[];
   /** Worker processes sharing the port (1: serve from this process); an in-memory SQLite database forces 1. */
   workers: number;
+  /** Signs list cursors; unset means a random secret stored once in the database. */
+  cursorSecret?: string;
 }
 
 export const DEFAULT_CONFIG = {

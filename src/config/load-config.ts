@@ -56,7 +56,8 @@ type Setting =
   | 'CORRAL_DB_STATEMENT_TIMEOUT_MS'
   | 'CORRAL_CORS_ORIGINS'
   | 'CORRAL_ALLOWED_HOSTS'
-  | 'CORRAL_WORKERS';
+  | 'CORRAL_WORKERS'
+  | 'CORRAL_CURSOR_SECRET';
 
 const FLAGS: ReadonlyMap<string, Setting> = new Map<string, Setting>([
   ['--port', 'PORT'],
@@ -204,6 +205,8 @@ function buildConfig(lookup: Lookup): Config {
   };
   const schema = lookup('CORRAL_SCHEMA');
   if (schema !== undefined) config.schemaFile = schema.value;
+  const cursorSecret = lookup('CORRAL_CURSOR_SECRET');
+  if (cursorSecret !== undefined && cursorSecret.value !== '') config.cursorSecret = cursorSecret.value;
   return config;
 }
 

@@ -14,6 +14,9 @@ export const MAX_DECIMAL_SCALE = 30;
 export const MAX_ENUM_VALUES = 1000;
 export const MAX_PATTERN_LENGTH = 1000;
 
+/** Types whose words `$search` can index. */
+const SEARCHABLE_TYPES: ReadonlySet<string> = new Set(['string', 'text']);
+
 const COMMON_OPTIONS = ['name', 'type', 'title', 'description', 'allowNull', 'unique', 'index', 'defaultValue', 'enum', 'primaryKey'] as const;
 
 export const invalid = (message: string, field?: string): ApiError => new ApiError('SCHEMA_INVALID', message, field === undefined ? {} : { field });
@@ -63,7 +66,7 @@ export function normalizeField(input: unknown): FieldDef {
   }
   const scalar = type as ScalarType;
   const fieldType = FIELD_TYPES[scalar];
-  const allowed = new Set<string>([...COMMON_OPTIONS, ...fieldType.options]);
+  const allowed = new Set<string>([...COMMON_OPTIONS, ...fieldType.options, ...(SEARCHABLE_TYPES.has(scalar) ? ['searchable'] : [])]);
   for (const key of Object.keys(input)) {
     if (!allowed.has(key)) throw invalid(`${name}: option ${key} does not apply to type ${scalar}`, name);
   }
@@ -75,6 +78,7 @@ export function normalizeField(input: unknown): FieldDef {
     unique: optionalBoolean(input, 'unique', false, name),
     index: optionalBoolean(input, 'index', false, name),
   };
+  if (optionalBoolean(input, 'searchable', false, name)) def.searchable = true;
   if (optionalBoolean(input, 'primaryKey', false, name)) {
     if (!['string', 'integer', 'bigInt', 'uuid', 'nanoid'].includes(scalar)) {
       throw invalid(`${name}: a primary key must be string, integer, bigInt, uuid or nanoid`, name);
