@@ -3,8 +3,8 @@ import { ERROR_SCHEMA } from './common-schemas.js';
 import { ref, type JsonSchema } from './json-schema.js';
 
 /** Every status an action of each kind can answer with an error body, besides its success. */
-export const READ_ERROR_STATUSES = [400, 404, 405, 413, 415, 500, 503] as const;
-export const WRITE_ERROR_STATUSES = [400, 404, 405, 409, 413, 415, 500, 503] as const;
+export const READ_ERROR_STATUSES = [400, 403, 404, 405, 408, 413, 415, 431, 500, 503] as const;
+export const WRITE_ERROR_STATUSES = [400, 403, 404, 405, 408, 409, 413, 415, 431, 500, 503] as const;
 
 /** The codes each status can carry, from the one catalogue: the description lists them. */
 function codesFor(status: number): string[] {

@@ -20,6 +20,10 @@ for (const dialect of DIALECTS) {
       const row = Object.fromEntries(fields.map((field, i) => [field.name, i]));
       // mysql2 would compile a row parser with new Function() for each new result shape;
       // V8 then spent minutes optimizing it for a wide table (see database.ts, disableEval).
+      // One round first, so that the test helper's response check has compiled its validators
+      // (Ajv generates code): what is counted below is the driver's work alone.
+      expect((await ctx.api.post('/api/wide', [row])).status).toBe(201);
+      expect((await ctx.api.get('/api/wide:list?pageSize=50')).status).toBe(200);
       let generated = 0;
       globalThis.Function = new Proxy(realFunction, {
         construct: (target, args) => {
@@ -31,7 +35,7 @@ for (const dialect of DIALECTS) {
           return Reflect.apply(target, self, args);
         },
       });
-      const created = await ctx.api.post('/api/wide', Array.from({ length: 50 }, () => row));
+      const created = await ctx.api.post('/api/wide', Array.from({ length: 49 }, () => row));
       expect(created.status, created.text.slice(0, 200)).toBe(201);
       const list = await ctx.api.get('/api/wide:list?pageSize=50');
       expect(list.status).toBe(200);
