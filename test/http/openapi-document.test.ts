@@ -50,7 +50,7 @@ describe.each(DIALECTS)('GET /api/openapi.json on %s', (dialect) => {
       expect.arrayContaining(['filter', 'filterByTk', 'sort', 'fields', 'except', 'appends', 'page', 'pageSize', 'paginate', 'simplePaginate']),
     );
     const create = document.paths['/api/things:create'].post;
-    expect(Object.keys(create.responses)).toEqual(['201', '400', '404', '405', '409', '413', '415', '500', '503']);
+    expect(Object.keys(create.responses)).toEqual(['201', '400', '403', '404', '405', '408', '409', '413', '415', '431', '500', '503']);
     expect(create.responses['201'].headers.Location).toBeDefined();
   });
 
