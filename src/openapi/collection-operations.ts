@@ -1,15 +1,32 @@
 import type { Collection, Relation } from '../schema/collection.js';
-import { PAGE_META_SCHEMA, SIMPLE_PAGE_META_SCHEMA } from './common-schemas.js';
+import { CURSOR_PAGE_META_SCHEMA, PAGE_META_SCHEMA, SIMPLE_PAGE_META_SCHEMA } from './common-schemas.js';
 import { createSchemaName, keySchemaName, rowSchemaName, updateSchemaName } from './collection-schemas.js';
 import { ANY_OBJECT, ref, type JsonSchema } from './json-schema.js';
 import { parameterRef, type QueryParameter } from './parameters.js';
-import { dataEnvelope, errorResponses, jsonResponse, LOCATION_HEADER, READ_ERROR_STATUSES, WRITE_ERROR_STATUSES } from './responses.js';
+import { dataEnvelope, errorResponses, FEED_ERROR_STATUSES, jsonResponse, LOCATION_HEADER, READ_ERROR_STATUSES, WRITE_ERROR_STATUSES } from './responses.js';
 
 /** The actions a collection (or an association) offers in the document. */
-export type DocumentedAction = 'list' | 'get' | 'count' | 'create' | 'update' | 'destroy' | 'add' | 'set' | 'remove' | 'toggle';
+export type DocumentedAction =
+  | 'list'
+  | 'get'
+  | 'count'
+  | 'create'
+  | 'update'
+  | 'destroy'
+  | 'add'
+  | 'set'
+  | 'remove'
+  | 'toggle'
+  | 'firstOrCreate'
+  | 'updateOrCreate'
+  | 'query'
+  | 'move'
+  | 'subscribe';
 
-export const COLLECTION_ACTIONS: readonly DocumentedAction[] = ['list', 'get', 'count', 'create', 'update', 'destroy'];
-const TO_MANY_ACTIONS: readonly DocumentedAction[] = [...COLLECTION_ACTIONS, 'add', 'set', 'remove', 'toggle'];
+const ROW_ACTIONS: readonly DocumentedAction[] = ['list', 'get', 'count', 'create', 'update', 'destroy'];
+/** A collection also finds-or-writes, aggregates, reorders and streams its changes; an association does not. */
+export const COLLECTION_ACTIONS: readonly DocumentedAction[] = [...ROW_ACTIONS, 'firstOrCreate', 'updateOrCreate', 'query', 'move', 'subscribe'];
+const TO_MANY_ACTIONS: readonly DocumentedAction[] = [...ROW_ACTIONS, 'add', 'set', 'remove', 'toggle'];
 /** A to-one association names its one row: list answers like get, there is no count, and add/toggle do not apply. */
 const TO_ONE_ACTIONS: readonly DocumentedAction[] = ['list', 'get', 'create', 'update', 'destroy', 'set', 'remove'];
 
@@ -40,7 +57,7 @@ interface ActionSpec {
 }
 
 const SPECS: Record<DocumentedAction, ActionSpec> = {
-  list: { method: READ_METHOD, summary: 'List rows, paged', query: ['filter', 'fields', 'except', 'appends', 'sort', 'page', 'pageSize', 'paginate', 'simplePaginate'], keys: 'many' },
+  list: { method: READ_METHOD, summary: 'List rows, paged', query: ['filter', 'q', 'fields', 'except', 'appends', 'sort', 'page', 'pageSize', 'paginate', 'simplePaginate', 'cursor'], keys: 'many' },
   get: { method: READ_METHOD, summary: 'Get one row', query: ['filter', 'fields', 'except', 'appends', 'sort'], keys: 'one' },
   count: { method: READ_METHOD, summary: 'Count matching rows', query: ['filter'], keys: 'many' },
   create: { method: WRITE_METHOD, summary: 'Create a row (or an array of rows, in one transaction)', query: ['appends', 'whitelist', 'blacklist', 'updateAssociationValues'], keys: 'none' },
@@ -50,6 +67,11 @@ const SPECS: Record<DocumentedAction, ActionSpec> = {
   set: { method: WRITE_METHOD, summary: 'Replace the linked rows by these keys', query: [], keys: 'many' },
   remove: { method: WRITE_METHOD, summary: 'Unlink rows by key', query: [], keys: 'many' },
   toggle: { method: WRITE_METHOD, summary: 'Link the keys not linked, unlink the others', query: [], keys: 'many' },
+  firstOrCreate: { method: WRITE_METHOD, summary: 'The first row whose filterKeys fields equal the body, or a new row from the body', query: ['filterKeys', 'appends', 'whitelist', 'blacklist'], keys: 'none' },
+  updateOrCreate: { method: WRITE_METHOD, summary: 'Update the first row whose filterKeys fields equal the body, or create one from the body', query: ['filterKeys', 'appends', 'whitelist', 'blacklist'], keys: 'none' },
+  query: { method: WRITE_METHOD, summary: 'Aggregate: measures, dimensions, filter, having, orders, limit in the body', query: [], keys: 'none' },
+  move: { method: WRITE_METHOD, summary: 'Move a row within its sort field (sourceId, targetId or sticky, sortField, method; query or body)', query: [], keys: 'none' },
+  subscribe: { method: READ_METHOD, summary: 'Stream the changes as Server-Sent Events', query: ['filter', 'fields', 'except', 'after'], keys: 'none' },
 };
 
 export const actionMethod = (action: DocumentedAction): string => SPECS[action].method;
@@ -68,8 +90,10 @@ function listResponse(row: JsonSchema): JsonSchema {
   const data = { type: 'array', items: row };
   const paged = (meta: string): JsonSchema => ({ type: 'object', required: ['data', 'meta'], additionalProperties: false, properties: { data, meta: ref(meta) } });
   return {
-    description: '`{data, meta}` (page, pageSize, count, totalPage); with simplePaginate=true `meta` has hasNext instead of count; with paginate=false only `{data}`',
-    content: { 'application/json': { schema: { oneOf: [paged(PAGE_META_SCHEMA), paged(SIMPLE_PAGE_META_SCHEMA), dataEnvelope(data)] } } },
+    description:
+      '`{data, meta}` (page, pageSize, count, totalPage); with simplePaginate=true `meta` has hasNext instead of count; ' +
+      'with cursor= `meta` is {pageSize, hasNext, nextCursor}; with paginate=false only `{data}`',
+    content: { 'application/json': { schema: { oneOf: [paged(PAGE_META_SCHEMA), paged(SIMPLE_PAGE_META_SCHEMA), paged(CURSOR_PAGE_META_SCHEMA), dataEnvelope(data)] } } },
   };
 }
 
@@ -121,7 +145,31 @@ export function operation(target: OperationTarget, action: DocumentedAction): Js
       op.requestBody = linkBody(collection);
       success = { 200: jsonResponse('`{data: null}`', dataEnvelope({ type: 'null' })) };
       break;
+    case 'firstOrCreate':
+    case 'updateOrCreate':
+      op.requestBody = { required: true, content: { 'application/json': { schema: ref(createSchemaName(collection.name)) } } };
+      success = {
+        200: jsonResponse(action === 'firstOrCreate' ? '`{data}`: the row found' : '`{data}`: the row found, updated', dataEnvelope(row)),
+        201: jsonResponse('`{data}`: the created row (none matched)', dataEnvelope(row), LOCATION_HEADER),
+      };
+      break;
+    case 'query':
+      op.requestBody = { required: false, description: '{measures, dimensions, filter, having, orders, limit}', content: { 'application/json': { schema: ANY_OBJECT } } };
+      success = { 200: jsonResponse('`{data}`: one object per group, keyed by alias', dataEnvelope({ type: 'array', items: ANY_OBJECT })) };
+      break;
+    case 'move':
+      op.requestBody = { required: false, description: '{sourceId, targetId?, sortField?, method?: insertAfter|insertBefore, sticky?} (or as query parameters)', content: { 'application/json': { schema: ANY_OBJECT } } };
+      success = { 200: jsonResponse('`{data: null}`', dataEnvelope({ type: 'null' })) };
+      break;
+    case 'subscribe':
+      success = {
+        200: {
+          description: 'Server-Sent Events, one per change: `id` is the event id, `data` the JSON {id, collection, action, key, data, at}; resume with after= or Last-Event-ID',
+          content: { 'text/event-stream': { schema: { type: 'string' } } },
+        },
+      };
+      break;
   }
-  op.responses = { ...success, ...errorResponses(writes ? WRITE_ERROR_STATUSES : READ_ERROR_STATUSES) };
+  op.responses = { ...success, ...errorResponses(writes ? WRITE_ERROR_STATUSES : action === 'subscribe' ? FEED_ERROR_STATUSES : READ_ERROR_STATUSES) };
   return op;
 }

@@ -7,9 +7,18 @@ import { ANY_OBJECT, ref, type JsonSchema } from './json-schema.js';
 export const ERROR_SCHEMA = 'corral.Error';
 export const PAGE_META_SCHEMA = 'corral.PageMeta';
 export const SIMPLE_PAGE_META_SCHEMA = 'corral.SimplePageMeta';
+export const CURSOR_PAGE_META_SCHEMA = 'corral.CursorPageMeta';
+export const CHANGE_EVENT_SCHEMA = 'corral.ChangeEvent';
+export const WEBHOOK_SCHEMA = 'corral.Webhook';
+export const WEBHOOK_WRITE_SCHEMA = 'corral.WebhookWrite';
+export const DELIVERY_SCHEMA = 'corral.WebhookDelivery';
 export const FILTER_SCHEMA = 'corral.Filter';
 export const COLLECTION_SCHEMA = 'corral.Collection';
 export const FIELD_SCHEMA = 'corral.Field';
+
+/** What a change can be, and the shortest secret a webhook takes (src/webhooks/webhook-service.ts). */
+const WEBHOOK_ACTIONS = ['create', 'update', 'destroy'] as const;
+const MIN_SECRET_LENGTH = 8;
 
 const FILTER_DESCRIPTION =
   'The filter language (API.md §5): keys are field paths (dot paths cross associations) or $and/$or/$not; ' +
@@ -57,6 +66,64 @@ export function commonSchemas(): Record<string, JsonSchema> {
       additionalProperties: false,
       properties: { page: { type: 'integer', minimum: 1 }, pageSize: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE }, hasNext: { type: 'boolean' } },
     },
+    [CURSOR_PAGE_META_SCHEMA]: {
+      type: 'object',
+      description: 'Keyset paging (cursor=): pass nextCursor back as cursor for the next page; null on the last page.',
+      required: ['pageSize', 'hasNext', 'nextCursor'],
+      additionalProperties: false,
+      properties: { pageSize: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE }, hasNext: { type: 'boolean' }, nextCursor: { type: ['string', 'null'] } },
+    },
+    [CHANGE_EVENT_SCHEMA]: {
+      type: 'object',
+      description: 'One change (docs/events.md): `data` is the row as a read answers it (the last state for destroy).',
+      required: ['id', 'collection', 'action', 'key', 'data', 'at'],
+      additionalProperties: false,
+      properties: {
+        id: { type: 'integer', minimum: 1 },
+        collection: { type: 'string' },
+        action: { type: 'string', enum: [...WEBHOOK_ACTIONS] },
+        key: {},
+        data: ANY_OBJECT,
+        at: { type: 'string', format: 'date-time' },
+      },
+    },
+    [WEBHOOK_SCHEMA]: {
+      type: 'object',
+      description: 'A webhook as the API answers it: the secret is never returned.',
+      required: ['id', 'url', 'collections', 'actions', 'active'],
+      additionalProperties: false,
+      properties: {
+        id: { type: 'integer', minimum: 1, readOnly: true },
+        url: { type: 'string' },
+        collections: { type: 'array', items: { type: 'string' } },
+        actions: { anyOf: [{ type: 'array', items: { type: 'string', enum: [...WEBHOOK_ACTIONS] } }, { type: 'null' }], description: 'null: every action' },
+        active: { type: 'boolean' },
+      },
+    },
+    [WEBHOOK_WRITE_SCHEMA]: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        url: { type: 'string' },
+        secret: { type: 'string', minLength: MIN_SECRET_LENGTH, writeOnly: true, description: 'signs each delivery (x-corral-signature); written, never returned' },
+        collections: { type: 'array', items: { type: 'string' } },
+        actions: { anyOf: [{ type: 'array', items: { type: 'string', enum: [...WEBHOOK_ACTIONS] } }, { type: 'null' }] },
+        active: { type: 'boolean' },
+      },
+    },
+    [DELIVERY_SCHEMA]: {
+      type: 'object',
+      required: ['id', 'eventId', 'status', 'attempts', 'lastError', 'nextAttemptAt'],
+      additionalProperties: false,
+      properties: {
+        id: { type: 'integer', minimum: 1 },
+        eventId: { type: 'integer', minimum: 1 },
+        status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+        attempts: count,
+        lastError: { type: ['string', 'null'] },
+        nextAttemptAt: { anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] },
+      },
+    },
     [FILTER_SCHEMA]: {
       type: 'object',
       description: FILTER_DESCRIPTION,
@@ -89,6 +156,7 @@ export function commonSchemas(): Record<string, JsonSchema> {
         length: { type: 'integer', minimum: 1 },
         precision: { type: 'integer', minimum: 1 },
         scale: { type: 'integer', minimum: 0 },
+        searchable: { type: 'boolean', description: 'text the $search filter and ?q= match' },
         primaryKey: { type: 'boolean' },
         autoIncrement: { type: 'boolean' },
         system: { type: 'string', enum: ['id', 'createdAt', 'updatedAt'] },

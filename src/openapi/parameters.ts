@@ -3,7 +3,7 @@ import { FILTER_SCHEMA } from './common-schemas.js';
 import { ref, type JsonSchema } from './json-schema.js';
 
 /** The query parameters of API.md §2 that do not depend on the collection, as components.parameters. */
-export const QUERY_PARAMETERS = ['filter', 'fields', 'except', 'appends', 'sort', 'page', 'pageSize', 'paginate', 'simplePaginate', 'whitelist', 'blacklist', 'updateAssociationValues', 'cascade'] as const;
+export const QUERY_PARAMETERS = ['filter', 'fields', 'except', 'appends', 'sort', 'page', 'pageSize', 'paginate', 'simplePaginate', 'whitelist', 'blacklist', 'updateAssociationValues', 'cascade', 'cursor', 'q', 'filterKeys', 'after'] as const;
 export type QueryParameter = (typeof QUERY_PARAMETERS)[number];
 
 const nameList = (description: string): JsonSchema => ({
@@ -34,6 +34,10 @@ const PARAMETERS: Record<QueryParameter, JsonSchema> = {
   blacklist: nameList('names this write leaves out'),
   updateAssociationValues: nameList('associations whose nested objects may change existing targets'),
   cascade: flag('true: also drop the relations of other collections that point at this one'),
+  cursor: { in: 'query', description: 'keyset paging: empty for the first page, then meta.nextCursor; meta is then {pageSize, hasNext, nextCursor}', schema: { type: 'string' } },
+  q: { in: 'query', description: 'search text: the same as a $search filter on the searchable fields', schema: { type: 'string' } },
+  filterKeys: nameList('the fields whose body values find the existing row'),
+  after: { in: 'query', description: 'resume after this event id (or send the Last-Event-ID header)', schema: { type: 'integer', minimum: 0 } },
 };
 
 export function parameterComponents(): Record<string, JsonSchema> {
