@@ -9,6 +9,7 @@ import type { Config } from './config/config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { classifyDriverError } from './db/driver-error.js';
 import { ApiError } from './errors/api-error.js';
+import type { ErrorCode } from './errors/catalogue.js';
 import { compileBrowserGuard } from './http/browser-guard.js';
 import { answerClientError, isClientAbort, MAX_HEADER_BYTES } from './http/client-error.js';
 import { drainOnShutdown } from './http/drain-on-shutdown.js';
@@ -51,12 +52,28 @@ async function retryIfSchemaMoved(
   try {
     return await run();
   } catch (error) {
-    if (error instanceof ApiError || classifyDriverError(error, dialect).kind !== 'schemaMoved') throw error;
-    log.info({ err: error }, 'the schema moved under a statement; reloading it and running the request again');
+    if (error instanceof ApiError) {
+      // A name this node's snapshot does not know may have been created by another worker or
+      // node since its last poll: answer the 4xx only once the snapshot is known to be current.
+      if (!SCHEMA_NAME_ERRORS.has(error.code) || !(await schema.isStale())) throw error;
+    } else if (classifyDriverError(error, dialect).kind !== 'schemaMoved') throw error;
+    log.info({ err: error }, 'the schema moved under this request; reloading it and running the request again');
     await schema.refresh();
     return run();
   }
 }
+
+/** Refusals that a newer schema could turn into success (an unknown collection, field or association). */
+const SCHEMA_NAME_ERRORS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'COLLECTION_NOT_FOUND',
+  'ASSOCIATION_NOT_FOUND',
+  'FIELD_NOT_FOUND',
+  'FILTER_UNKNOWN_FIELD',
+  'SORT_UNKNOWN_FIELD',
+  'FIELDS_UNKNOWN',
+  'APPENDS_UNKNOWN',
+  'VALUE_UNKNOWN_FIELD',
+]);
 
 /** /readyz answers within 2 s (API.md section 12), whatever the database does. */
 export const READYZ_TIMEOUT_MS = 1500;

@@ -99,6 +99,15 @@ export class SchemaManager {
     return this.#refreshing;
   }
 
+  /**
+   * Whether another node or worker changed the schema since this snapshot was read (one
+   * small read). A request refused for a name this snapshot does not know asks this before
+   * answering, so a collection created through another worker is usable at once.
+   */
+  async isStale(): Promise<boolean> {
+    return (await readSchemaVersion(this.database.db)) !== this.#snapshot.version;
+  }
+
   async reload(): Promise<void> {
     const version = await readSchemaVersion(this.database.db);
     const defs = await readDefinitions(this.database.db);
