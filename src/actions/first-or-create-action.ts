@@ -1,9 +1,9 @@
 import { ApiError } from '../errors/api-error.js';
 import { bindReadShape, type ReadShape } from '../plan/bind-read-shape.js';
-import { bindWriteValues } from '../plan/bind-write-values.js';
+import { bindWriteValues, type WriteValues } from '../plan/bind-write-values.js';
 import type { FilterNode } from '../plan/filter-node.js';
 import type { Collection, Row } from '../schema/collection.js';
-import { writeNew } from '../store/nested-writes.js';
+import { writeNew, type NestedOptions } from '../store/nested-writes.js';
 import { readRows, selectedFields, toItems } from '../store/read-rows.js';
 import type { UnitOfWork } from '../store/unit-of-work.js';
 import { type ActionContext, type ActionResult } from './action-context.js';
@@ -18,18 +18,37 @@ export async function firstMatch(unit: UnitOfWork, collection: Collection, shape
 }
 
 /**
- * Runs `work` (which creates when nothing matches); when a concurrent request created the
- * same record first and a unique constraint refused ours, answers the winner's row instead.
+ * The shared flow of firstOrCreate and updateOrCreate, in one transaction: the first row
+ * matching `where` goes through `onExisting` (nothing for firstOrCreate, an update for
+ * updateOrCreate) and answers 200; when none matches, `create` is written and answers 201.
+ * When a concurrent request created the same record first and a unique constraint refused
+ * ours, the winner's row goes through `onExisting` instead.
  */
-export async function orExisting<T>(ctx: ActionContext, collection: Collection, shape: ReadShape, where: FilterNode, work: () => Promise<T>, existing: (row: Row) => Promise<T>): Promise<T> {
+export async function findOrCreate(
+  ctx: ActionContext,
+  collection: Collection,
+  shape: ReadShape,
+  where: FilterNode,
+  create: WriteValues,
+  options: NestedOptions,
+  onExisting?: (unit: UnitOfWork, row: Row) => Promise<Row>,
+): Promise<ActionResult> {
+  const existing = async (unit: UnitOfWork, row: Row): Promise<Row> => (onExisting === undefined ? row : onExisting(unit, row));
+  let outcome: { created: boolean; row: Row };
   try {
-    return await work();
+    outcome = await ctx.store.write(ctx, collection, async (unit) => {
+      const row = await firstMatch(unit, collection, shape, where);
+      return row === undefined ? { created: true, row: await writeNew(unit, collection, create, options) } : { created: false, row: await existing(unit, row) };
+    });
   } catch (error) {
     if (!(error instanceof ApiError) || error.code !== 'UNIQUE_VIOLATION') throw error;
     const row = await firstMatch(ctx.store.read(ctx), collection, shape, where);
     if (row === undefined) throw error;
-    return existing(row);
+    outcome = { created: false, row: onExisting === undefined ? row : await ctx.store.write(ctx, collection, (unit) => onExisting(unit, row)) };
   }
+  if (outcome.created) return createdResult(ctx, collection, shape, [outcome.row], false);
+  const [item] = await toItems(ctx.store.read(ctx), collection, shape, [outcome.row]);
+  return { kind: 'item', item: item! };
 }
 
 /**
@@ -42,22 +61,5 @@ export async function firstOrCreateAction(ctx: ActionContext, collection: Collec
   const now = new Date();
   const shape = bindReadShape(collection, undefined, undefined, params.appends);
   const bound = await bindWriteValues(collection, body, 'create', now, writeFilter(params));
-  const options = nestedOptions(params, now);
-  const found = async (row: Row): Promise<ActionResult> => {
-    const [item] = await toItems(ctx.store.read(ctx), collection, shape, [row]);
-    return { kind: 'item', item: item! };
-  };
-  const outcome = await orExisting(
-    ctx,
-    collection,
-    shape,
-    where,
-    () =>
-      ctx.store.write(ctx, collection, async (unit) => {
-        const row = await firstMatch(unit, collection, shape, where);
-        return row === undefined ? { created: true, row: await writeNew(unit, collection, bound, options) } : { created: false, row };
-      }),
-    async (row) => ({ created: false, row }),
-  );
-  return outcome.created ? createdResult(ctx, collection, shape, [outcome.row], false) : found(outcome.row);
+  return findOrCreate(ctx, collection, shape, where, bound, nestedOptions(params, now));
 }

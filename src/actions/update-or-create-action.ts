@@ -3,14 +3,12 @@ import { keyFilter } from '../plan/bind-keys.js';
 import { bindWriteValues } from '../plan/bind-write-values.js';
 import type { Collection, Row } from '../schema/collection.js';
 import { canonical } from '../store/canonical.js';
-import { writeNew } from '../store/nested-writes.js';
-import { toItems } from '../store/read-rows.js';
 import { updateMatched } from '../store/update-rows.js';
 import type { UnitOfWork } from '../store/unit-of-work.js';
 import { type ActionContext, type ActionResult } from './action-context.js';
-import { createdResult, nestedOptions, writeFilter } from './create-action.js';
+import { nestedOptions, writeFilter } from './create-action.js';
 import { filterKeysLookup } from './filter-keys.js';
-import { firstMatch, orExisting } from './first-or-create-action.js';
+import { findOrCreate } from './first-or-create-action.js';
 
 /**
  * updateOrCreate: the first record (in key order) whose `filterKeys` fields equal the body's
@@ -30,19 +28,5 @@ export async function updateOrCreateAction(ctx: ActionContext, collection: Colle
     const [updated] = await updateMatched(unit, collection, update, byKey, options);
     return updated ?? row;
   };
-  const outcome = await orExisting(
-    ctx,
-    collection,
-    shape,
-    where,
-    () =>
-      ctx.store.write(ctx, collection, async (unit) => {
-        const row = await firstMatch(unit, collection, shape, where);
-        return row === undefined ? { created: true, row: await writeNew(unit, collection, create, options) } : { created: false, row: await updateRow(unit, row) };
-      }),
-    (row) => ctx.store.write(ctx, collection, async (unit) => ({ created: false, row: await updateRow(unit, row) })),
-  );
-  if (outcome.created) return createdResult(ctx, collection, shape, [outcome.row], false);
-  const [item] = await toItems(ctx.store.read(ctx), collection, shape, [outcome.row]);
-  return { kind: 'item', item: item! };
+  return findOrCreate(ctx, collection, shape, where, create, options, updateRow);
 }
