@@ -1,4 +1,4 @@
-import { MAX_SEARCH_WORDS, tokenize } from './search-tokens.js';
+import { tokenize } from './search-tokens.js';
 import { ApiError } from '../errors/api-error.js';
 import { isRecord } from '../is-record.js';
 import type { Collection, Field, Relation } from '../schema/collection.js';
@@ -7,9 +7,9 @@ import { END_INSTANT, MIN_INSTANT, parsePeriod, periodDays } from './date-period
 import { and, FALSE_NODE, or, TRUE_NODE, type ArrayElement, type CompareOp, type FilterNode, type LikeOp, type TextOp } from './filter-node.js';
 import { UTC, type TimeZone } from './time-zone.js';
 
-export const MAX_FILTER_DEPTH = 8;
-export const MAX_FILTER_CONDITIONS = 200;
-export const MAX_IN_VALUES = 1000;
+import { filterLimitError, MAX_FILTER_CONDITIONS, MAX_FILTER_DEPTH, MAX_IN_VALUES, MAX_SEARCH_WORDS } from './filter-limits.js';
+
+export { MAX_FILTER_CONDITIONS, MAX_FILTER_DEPTH, MAX_IN_VALUES } from './filter-limits.js';
 
 const COMPARE: Record<string, CompareOp> = { $gt: 'gt', $gte: 'gte', $lt: 'lt', $lte: 'lte' };
 
@@ -42,19 +42,26 @@ const FIELD_OPERATORS: Record<FieldOperator, OperandClass> = {
 const TEXT_TYPES: ReadonlySet<string> = new Set(['string', 'text', 'nanoid']);
 const DATE_TYPES: ReadonlySet<string> = new Set(['date', 'dateOnly']);
 
+/**
+ * What binding has counted. Depth and conditions are counted over the whole filter (its text
+ * is bounded, so this is bounded too) and checked at the end, so `details.actual` is exact.
+ */
 interface Budget {
   conditions: number;
+  depth: number;
   /** The zone date periods are read in (the request's X-Timezone, else UTC). */
   zone: TimeZone;
 }
 
-function tooComplex(message: string, limit: string, max: number): ApiError {
-  return new ApiError('FILTER_TOO_COMPLEX', message, { details: { limit, max } });
-}
-
 function count(budget: Budget): void {
   budget.conditions++;
-  if (budget.conditions > MAX_FILTER_CONDITIONS) throw tooComplex(`a filter holds at most ${MAX_FILTER_CONDITIONS} conditions`, 'conditions', MAX_FILTER_CONDITIONS);
+}
+
+/** The depth or conditions limit the budget passed, if any (depth first: it is checked first by the reader too). */
+function overLimit(budget: Budget): ApiError | undefined {
+  if (budget.depth > MAX_FILTER_DEPTH) return filterLimitError('depth', budget.depth);
+  if (budget.conditions > MAX_FILTER_CONDITIONS) return filterLimitError('conditions', budget.conditions);
+  return undefined;
 }
 
 const operatorType = (field: Field, operator: string, message: string): ApiError =>
@@ -71,7 +78,7 @@ function listOf(field: Field, value: unknown, operator: string, splitText = true
   // qs turns `a[$in][0]=1` into an array, but large indexes into an object.
   const list = Array.isArray(value) ? value : isRecord(value) ? Object.values(value) : typeof value === 'string' && splitText ? value.split(',') : undefined;
   if (list === undefined) throw operatorType(field, operator, 'takes an array');
-  if (list.length > MAX_IN_VALUES) throw tooComplex(`${operator} takes at most ${MAX_IN_VALUES} values`, 'values', MAX_IN_VALUES);
+  if (list.length > MAX_IN_VALUES) throw filterLimitError('values', list.length, operator);
   return list;
 }
 
@@ -337,7 +344,7 @@ function bindList(value: unknown, operator: string, collection: Collection, dept
 }
 
 function bindObject(filter: unknown, collection: Collection, depth: number, budget: Budget): FilterNode {
-  if (depth > MAX_FILTER_DEPTH) throw tooComplex(`a filter nests at most ${MAX_FILTER_DEPTH} levels`, 'depth', MAX_FILTER_DEPTH);
+  budget.depth = Math.max(budget.depth, depth);
   if (!isRecord(filter)) throw new ApiError('FILTER_INVALID', 'each condition must be an object');
   const parts: FilterNode[] = [];
   for (const [key, value] of Object.entries(filter)) {
@@ -404,7 +411,17 @@ function existence(relation: Relation, operand: unknown, operator: string, negat
  * periods are read in `zone` (the request's X-Timezone).
  */
 export function bindFilter(filter: unknown, collection: Collection, zone: TimeZone = UTC): FilterNode {
-  return bindObject(filter, collection, 1, { conditions: 0, zone });
+  const budget: Budget = { conditions: 0, depth: 0, zone };
+  let node: FilterNode;
+  try {
+    node = bindObject(filter, collection, 1, budget);
+  } catch (error) {
+    // A filter past a size limit is refused as such, whatever else is wrong further in.
+    throw overLimit(budget) ?? error;
+  }
+  const over = overLimit(budget);
+  if (over !== undefined) throw over;
+  return node;
 }
 
 /**
@@ -417,7 +434,7 @@ export function bindSearch(collection: Collection, value: unknown): FilterNode {
   const fields = collection.fieldList.filter((field) => field.def.searchable === true);
   if (fields.length === 0) throw new ApiError('FILTER_OPERATOR_TYPE', `${collection.name} has no searchable fields`, { field: '$search' });
   const words = [...new Set(tokenize(value))];
-  if (words.length > MAX_SEARCH_WORDS) throw tooComplex(`$search takes at most ${MAX_SEARCH_WORDS} words`, 'conditions', MAX_SEARCH_WORDS);
+  if (words.length > MAX_SEARCH_WORDS) throw filterLimitError('searchWords', words.length);
   if (words.length === 0) return TRUE_NODE;
   return { kind: 'search', collection: collection.name, key: collection.key, fields, words };
 }

@@ -3,6 +3,7 @@ import { isRecord } from '../is-record.js';
 import type { Collection, Field, Relation } from '../schema/collection.js';
 import type { TimeZone } from './time-zone.js';
 import { bindFilter } from './bind-filter.js';
+import { checkFilterValue } from './filter-limits.js';
 import { TRUE_NODE, type FilterNode } from './filter-node.js';
 
 /** Most groups a `query` answers (and the default `limit`). */
@@ -158,6 +159,7 @@ export function bindQuery(collection: Collection, body: unknown, zone?: TimeZone
     if (typeof body.limit !== 'number' || !Number.isInteger(body.limit) || body.limit < 1 || body.limit > MAX_QUERY_ROWS) throw invalid(`limit must be an integer from 1 to ${MAX_QUERY_ROWS}`, 'limit');
     limit = body.limit;
   }
+  if (body.filter !== undefined && body.filter !== null) checkFilterValue(body.filter);
   const where = body.filter === undefined || body.filter === null ? TRUE_NODE : bindFilter(body.filter, collection, zone);
   const plan: QueryPlan = { collection, columns, where, order, limit };
   if (body.having !== undefined && body.having !== null) plan.having = bindHaving(body.having, columns);

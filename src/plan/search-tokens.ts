@@ -1,7 +1,6 @@
 /** Longest token kept; longer words are cut (a search word is cut the same way). */
 export const MAX_TOKEN_LENGTH = 64;
-/** Most words one `$search` or `q` may hold. */
-export const MAX_SEARCH_WORDS = 16;
+export { MAX_SEARCH_WORDS } from './filter-limits.js';
 
 const MARKS = /\p{M}+/gu;
 const SEPARATORS = /[^\p{L}\p{N}]+/u;

@@ -1,11 +1,11 @@
 import { ApiError } from '../errors/api-error.js';
+import { checkFilterText, checkFilterValue } from '../plan/filter-limits.js';
 import { parseTimeZone, type TimeZone } from '../plan/time-zone.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 1000;
 export const MAX_KEYS = 1000;
-/** Bytes of the filter's JSON text (UTF-8). */
-export const MAX_FILTER_TEXT = 16 * 1024;
+export { MAX_FILTER_TEXT } from '../plan/filter-limits.js';
 export const MAX_NAME_LIST = 200;
 
 /** The query parameters Corral knows, parsed and typed; unknown ones are ignored. */
@@ -76,17 +76,17 @@ function parseBoolean(name: string, value: unknown, fallback: boolean): boolean 
 function parseFilter(value: unknown): unknown {
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value === 'string') {
-    // Characters first: a string that long cannot be shorter in bytes, and counting bytes costs a pass.
-    if (value.length > MAX_FILTER_TEXT || Buffer.byteLength(value, 'utf8') > MAX_FILTER_TEXT) {
-      throw new ApiError('FILTER_TOO_COMPLEX', `filter text is longer than ${MAX_FILTER_TEXT} bytes`, { details: { limit: 'text', max: MAX_FILTER_TEXT } });
-    }
+    checkFilterText(value);
     try {
       return JSON.parse(value) as unknown;
     } catch {
       throw new ApiError('FILTER_INVALID', 'filter is not valid JSON');
     }
   }
-  if (typeof value === 'object' && !Array.isArray(value)) return value;
+  if (typeof value === 'object' && !Array.isArray(value)) {
+    checkFilterValue(value);
+    return value;
+  }
   throw new ApiError('FILTER_INVALID', 'filter must be a JSON object');
 }
 
