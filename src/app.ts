@@ -138,7 +138,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const connections = drainOnShutdown(app.server);
   const database = await openDatabase(config.database, { connectMs: config.dbConnectTimeoutMs, statementMs: config.dbStatementTimeoutMs }, app.log);
   const schema = new SchemaManager(database, app.log);
-  const store = new Store(database, { cursorSecret: config.cursorSecret, ...options.store });
+  const store = new Store(database, { cursorSecret: config.cursorSecret, log: app.log, ...options.store });
   try {
     await schema.init();
     if (config.schemaFile !== undefined) {

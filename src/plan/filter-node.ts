@@ -46,7 +46,21 @@ export type FilterNode =
    * `$search`: every word is a prefix of some token of the row's searchable `fields`
    * (plan/search-tokens.ts), found through the token table by the row's `key`.
    */
-  | { kind: 'search'; collection: string; key: Field; fields: Field[]; words: string[] }
+  | {
+      kind: 'search';
+      collection: string;
+      key: Field;
+      fields: Field[];
+      /** Normalised, distinct; the store orders them rarest first (store/search-stats.ts). */
+      words: string[];
+      /**
+       * The first word is rare: it alone is read as a list of rows, and every other word is
+       * tested per candidate row through the (collection, key, token) index. Otherwise each
+       * word is a list of rows and the database intersects them. Set by the store; the
+       * meaning is the same either way.
+       */
+      probe?: boolean;
+    }
   /** belongsToMany scope: the target row is linked to the source row whose sourceKey is `value`. */
   | { kind: 'linkedThrough'; relation: BelongsToMany; value: unknown };
 

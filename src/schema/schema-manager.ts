@@ -16,7 +16,7 @@ import {
 import { SchemaSnapshot } from './schema-snapshot.js';
 import { isRelationInput } from './resolve-relation.js';
 import { SchemaWork } from './schema-work.js';
-import { SCALAR_TYPES, type CollectionDef, type FieldDef, type RelationDef, type ScalarType } from './types.js';
+import { SCALAR_TYPES, type CollectionDef, type Dialect, type FieldDef, type RelationDef, type ScalarType } from './types.js';
 import { columnChanges, typeChangeProblem, wideningProblem } from './widening.js';
 import { FIELD_TYPES } from './field-types/index.js';
 
@@ -343,7 +343,7 @@ export class SchemaManager {
         if (this.database.dialect !== 'sqlite') {
           await this.database.db.transaction().execute(async (trx) => {
             await bumpSchemaVersion(trx);
-            await applyAndReindex(trx, apply);
+            await applyAndReindex(trx, apply, this.database.dialect);
             // MySQL commits at the DDL, so the first bump is visible before the definition
             // row is written: a node polling in between loads the old definitions under the
             // new version and would keep them. A second bump with the definition row makes
@@ -359,7 +359,7 @@ export class SchemaManager {
           try {
             await connection.transaction().execute(async (trx) => {
               await bumpSchemaVersion(trx);
-              await applyAndReindex(trx, apply);
+              await applyAndReindex(trx, apply, this.database.dialect);
               const broken = await sql`pragma foreign_key_check`.execute(trx);
               if (broken.rows.length > 0) throw new ApiError('REFERENCE_VIOLATION', 'the change would leave rows pointing at missing records');
             });
@@ -410,7 +410,7 @@ export class SchemaManager {
  * searchable fields changed (made searchable, no longer searchable, renamed, dropped with
  * their collection), in the same transaction.
  */
-async function applyAndReindex(trx: Trx, apply: (trx: Trx, defs: CollectionDef[]) => Promise<void>): Promise<void> {
+async function applyAndReindex(trx: Trx, apply: (trx: Trx, defs: CollectionDef[]) => Promise<void>, dialect: Dialect): Promise<void> {
   const before = await readDefinitions(trx);
   await apply(trx, before);
   const after = new Map((await readDefinitions(trx)).map((def) => [def.name, def]));
@@ -421,6 +421,6 @@ async function applyAndReindex(trx: Trx, apply: (trx: Trx, defs: CollectionDef[]
     const old = was.get(name);
     const next = after.get(name);
     if (signature(old) === signature(next) || (fields(old).length === 0 && fields(next).length === 0)) continue;
-    await reindexSearch(trx, next, name);
+    await reindexSearch(trx, next, name, dialect);
   }
 }

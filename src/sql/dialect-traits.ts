@@ -20,10 +20,17 @@ export interface DialectTraits {
   readonly cursorStreams: boolean;
   /** Reports deadlocks at once, so a conflicting write is retried (SQLite has already waited busy_timeout). */
   readonly retryConflicts: boolean;
+  /**
+   * `$search` words that are all common intersect inside the token table (each word's
+   * subquery nested in the next, rarest innermost) before the rows are joined: PostgreSQL
+   * then hashes token lists instead of semi-joining the whole table per word. SQLite probes
+   * an IN list per word faster (measured: docs/performance.md).
+   */
+  readonly nestSearchWords: boolean;
 }
 
 export const DIALECT_TRAITS: Record<Dialect, DialectTraits> = {
-  sqlite: { returning: true, rowLocks: false, nullsLast: true, falseLiteral: '0', bumpIdentity: false, cursorStreams: false, retryConflicts: false },
-  postgres: { returning: true, rowLocks: true, nullsLast: true, falseLiteral: 'false', bumpIdentity: true, cursorStreams: true, retryConflicts: true },
-  mysql: { returning: false, rowLocks: true, nullsLast: false, falseLiteral: '0', bumpIdentity: false, cursorStreams: true, retryConflicts: true },
+  sqlite: { returning: true, rowLocks: false, nullsLast: true, falseLiteral: '0', bumpIdentity: false, cursorStreams: false, retryConflicts: false, nestSearchWords: false },
+  postgres: { returning: true, rowLocks: true, nullsLast: true, falseLiteral: 'false', bumpIdentity: true, cursorStreams: true, retryConflicts: true, nestSearchWords: true },
+  mysql: { returning: false, rowLocks: true, nullsLast: false, falseLiteral: '0', bumpIdentity: false, cursorStreams: true, retryConflicts: true, nestSearchWords: false },
 };

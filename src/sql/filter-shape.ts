@@ -1,6 +1,7 @@
 import type { FilterNode } from '../plan/filter-node.js';
 import type { Dialect } from '../schema/types.js';
 import { TOKEN_END } from '../plan/search-tokens.js';
+import { DIALECT_TRAITS } from './dialect-traits.js';
 import { operatorParams, operatorShape } from './filter-operators.js';
 
 /**
@@ -32,9 +33,12 @@ export function filterShape(node: FilterNode, dialect: Dialect, params: unknown[
       return operatorShape(node);
     case 'exists':
       return `e:${node.relation.name}(${filterShape(node.where, dialect, params)})`;
-    case 'search':
-      for (const word of node.words) params.push(node.collection, word, `${word}${TOKEN_END}`);
-      return `s:${node.key.name}:${node.words.length}`;
+    case 'search': {
+      // In the order filterToSql binds them: nested words outermost (most common) first.
+      const nested = node.probe !== true && node.words.length > 1 && DIALECT_TRAITS[dialect].nestSearchWords;
+      for (const word of nested ? [...node.words].reverse() : node.words) params.push(node.collection, word, `${word}${TOKEN_END}`);
+      return `s:${node.key.name}:${node.words.length}:${node.probe === true ? 'p' : nested ? 'n' : 'l'}`;
+    }
     case 'linkedThrough':
       params.push(node.relation.sourceColumn.type.toDb(node.value, dialect));
       return `l:${node.relation.name}`;

@@ -69,15 +69,34 @@ export function filterToSql(node: FilterNode, eb: Eb, dialect: Dialect, table: s
       }
       case 'search': {
         const name = keyColumn(n.key.type.name);
-        // PostgreSQL compares a uuid column with uuids only.
-        const column = n.key.type.name === 'uuid' && dialect === 'postgres' ? sql`cast(${sql.ref(name)} as uuid)` : sql.ref(name);
         const keyRef = col(alias, n.key.name);
-        return eb.and(
-          n.words.map(
-            (word) =>
-              sql<SqlBool>`${keyRef} in (select ${column} from ${sql.table(SEARCH_TABLE)} where ${sql.ref('collection')} = ${n.collection} and ${sql.ref('token')} >= ${word} and ${sql.ref('token')} < ${`${word}${TOKEN_END}`})`,
-          ),
-        );
+        const range = (ref: (column: string) => Expression<unknown>, word: string) =>
+          sql<SqlBool>`${ref('collection')} = ${n.collection} and ${ref('token')} >= ${word} and ${ref('token')} < ${`${word}${TOKEN_END}`}`;
+        // A list of the rows holding a word: one index range on (collection, token, key).
+        const list = (word: string) => {
+          // PostgreSQL compares a uuid column with uuids only.
+          const column = n.key.type.name === 'uuid' && dialect === 'postgres' ? sql`cast(${sql.ref(name)} as uuid)` : sql.ref(name);
+          return sql<SqlBool>`${keyRef} in (select ${column} from ${sql.table(SEARCH_TABLE)} where ${range(sql.ref, word)})`;
+        };
+        // One row's tokens tested for a word: a seek on (collection, key, token).
+        const probe = (word: string) => {
+          const inner = `s${++aliases}`;
+          const outer = n.key.type.name === 'uuid' && dialect === 'postgres' ? sql`cast(${keyRef} as varchar)` : keyRef;
+          return sql<SqlBool>`exists (select 1 from ${sql.table(SEARCH_TABLE)} as ${sql.id(inner)} where ${col(inner, name)} = ${outer} and ${range((column) => col(inner, column), word)})`;
+        };
+        // Words come rarest first (store/search-stats.ts); with a rare first word only it is a list.
+        const [first, ...rest] = n.words;
+        if (n.probe === true && first !== undefined) return eb.and([list(first), ...rest.map(probe)]);
+        if (!DIALECT_TRAITS[dialect].nestSearchWords || n.words.length < 2) return eb.and(n.words.map(list));
+        // Rarest innermost: `key in (select k … w3 and k in (select k … w2 and k in (select k … w1)))`.
+        const plain = sql.ref(name);
+        let nested: Expression<SqlBool> | undefined;
+        for (const word of n.words) {
+          const condition = nested === undefined ? range(sql.ref, word) : sql<SqlBool>`${range(sql.ref, word)} and ${plain} in (select ${plain} from ${sql.table(SEARCH_TABLE)} where ${nested})`;
+          nested = condition;
+        }
+        const column = n.key.type.name === 'uuid' && dialect === 'postgres' ? sql`cast(${plain} as uuid)` : plain;
+        return sql<SqlBool>`${keyRef} in (select ${column} from ${sql.table(SEARCH_TABLE)} where ${nested!})`;
       }
       case 'linkedThrough': {
         const link = `l${++aliases}`;

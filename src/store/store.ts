@@ -7,6 +7,7 @@ import { DIALECT_TRAITS, type DialectTraits } from '../sql/dialect-traits.js';
 import { ShapeCache } from '../sql/query-cache.js';
 import { loadCursorSecret } from './cursor-secret.js';
 import { indexChanges, isSearchable } from './search-index.js';
+import { SearchStats } from './search-stats.js';
 import { NO_SCOPES, type ScopeProvider, type Scopes } from './scope.js';
 import { UnitOfWork, type CommitHook } from './unit-of-work.js';
 
@@ -30,6 +31,8 @@ export interface StoreOptions {
   readonly scopes?: ScopeProvider;
   /** Signs list cursors (`CORRAL_CURSOR_SECRET`); when absent a random secret is stored once in the database. */
   readonly cursorSecret?: string;
+  /** Where background work that no request waits for reports failures (the `$search` word counts). */
+  readonly log?: StoreLog;
 }
 
 /**
@@ -41,6 +44,8 @@ export class Store {
   readonly #afterCommit: CommitHook[] = [];
   /** Compiled statements by query shape; each kept text is a named statement on PostgreSQL. */
   readonly shapes: ShapeCache;
+  /** How common `$search` words are, so searches read the rarest first. */
+  readonly searchStats: SearchStats;
   #cursorSecret: Promise<Buffer> | undefined;
 
   constructor(
@@ -48,6 +53,7 @@ export class Store {
     readonly options: StoreOptions = {},
   ) {
     this.shapes = new ShapeCache(database.statementNames);
+    this.searchStats = new SearchStats(database.db, (error) => options.log?.error({ err: error }, 'counting the rows of a $search word failed (searches still answer, in the given word order)'));
   }
 
   /** What the database can do (RETURNING, row locks), for plans that choose a fast path. */
@@ -81,7 +87,7 @@ export class Store {
 
   /** A read unit: statements run on the pool (SQLite's direct reads stay possible). */
   read(caller: UnitCaller): UnitOfWork {
-    return new UnitOfWork(this.database.db, this.database.dialect, caller.scopes, caller.request.id, this.shapes);
+    return new UnitOfWork(this.database.db, this.database.dialect, caller.scopes, caller.request.id, this.shapes, this.searchStats);
   }
 
   /**
@@ -105,13 +111,13 @@ export class Store {
         let unit!: UnitOfWork;
         let result: T;
         if (singleStatement && this.#beforeCommit.length === 0 && !isSearchable(collection)) {
-          unit = new UnitOfWork(db, dialect, caller.scopes, caller.request.id, this.shapes);
+          unit = new UnitOfWork(db, dialect, caller.scopes, caller.request.id, this.shapes, this.searchStats);
           result = await work(unit);
           // Registered by the work itself: the statement has committed already.
           for (const hook of unit.hooks().before) await hook(unit.changes, unit);
         } else {
           result = await db.transaction().execute(async (trx) => {
-            unit = new UnitOfWork(trx, dialect, caller.scopes, caller.request.id, this.shapes);
+            unit = new UnitOfWork(trx, dialect, caller.scopes, caller.request.id, this.shapes, this.searchStats);
             const value = await work(unit);
             await indexChanges(unit, collection);
             for (const hook of [...this.#beforeCommit, ...unit.hooks().before]) await hook(unit.changes, unit);

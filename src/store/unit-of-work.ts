@@ -6,6 +6,7 @@ import type { Executor, SqlTarget } from '../sql/select-rows.js';
 import { canonical } from './canonical.js';
 import { ChangeSet, type ChangeKind } from './change-set.js';
 import { scoped, scopeWhere, type Scopes } from './scope.js';
+import type { SearchStats } from './search-stats.js';
 
 /**
  * Runs with the change set of a unit of work: `beforeCommit` inside its transaction (an
@@ -30,11 +31,17 @@ export class UnitOfWork implements SqlTarget {
     readonly requestId: string,
     /** Compiled statements by shape (the store's). */
     readonly shapes: ShapeCache,
+    /** Orders `$search` words rarest first (the store's). */
+    readonly searchStats?: SearchStats,
   ) {}
 
-  /** `where` over `collection`, narrowed to the caller's scopes (its own and every association path's). */
+  /**
+   * `where` over `collection`, narrowed to the caller's scopes (its own and every association
+   * path's), with the words of every `$search` ordered rarest first.
+   */
   where(collection: Collection, where: FilterNode): FilterNode {
-    return scoped(this.scopes, collection, where);
+    const narrowed = scoped(this.scopes, collection, where);
+    return this.searchStats === undefined ? narrowed : this.searchStats.arrange(narrowed);
   }
 
   /** The scope filter of one collection alone (TRUE when unrestricted). */

@@ -169,8 +169,8 @@ function makeFilter(r: Random, depth: number, names: readonly string[]): Record<
 const WIDGETS = {
   name: 'widgets',
   fields: [
-    { name: 'label', type: 'string' },
-    { name: 'note', type: 'text' },
+    { name: 'label', type: 'string', searchable: true },
+    { name: 'note', type: 'text', searchable: true },
     { name: 'rank', type: 'integer' },
     { name: 'on', type: 'boolean' },
     { name: 'at', type: 'date' },
@@ -214,6 +214,8 @@ const PERIODS = [
   '2026-03', '2025-12-31', '2026-01-01', '2026-01-26', '2026-01-01T00', '2026-03-31T23', '2026-02-01T10:30', '2026-01-15T10:00:00Z',
   '2026-01-01T00:00:00.000Z', '2026-01-01T01:00:00+01:00', '2025-12-31T23:59:59.999Z',
 ];
+/** `$search` texts over label and note: whole words, prefixes, case and accents, no words at all, and misses. */
+const SEARCHES = ['apple', 'APPLE pie', 'app', 'pie apple', 'red', 'red fruit', 'ecole', 'ÉCOLE', 'cole', 'a', 'a b', 'b a', '100', '10', 'line break', 'under', 'score', 'dessert', 'z', 'zed', '', '%', '🎉', 'e', 'x y', 'absent'];
 const TEXT_OPS = ['$includes', '$notIncludes', '$startsWith', '$notStartsWith', '$endsWith', '$notEndsWith', '$endWith', '$notEndWith'];
 const LIKE_OPS = ['$like', '$notLike', '$iLike', '$notILike'];
 const DATE_OPS = ['$dateOn', '$dateNotOn', '$dateBefore', '$dateNotBefore', '$dateAfter', '$dateNotAfter', '$dateBetween'];
@@ -248,6 +250,7 @@ const conditionArb: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
     fc.constantFrom('$ne', '$gte', '$notIn').chain((op) => one(op, op === '$notIn' ? fc.array(fc.constantFrom(...RANKS), { maxLength: 3 }) : fc.constantFrom(...RANKS.slice(1)))),
   ) }),
   fc.record({ on: fc.constantFrom('$isTruly', '$isFalsy', '$empty', '$notEmpty').chain((op) => one(op, flagArb)) }),
+  fc.record({ $search: fc.constantFrom(...SEARCHES) }),
   fc.record({ at: fc.constantFrom(...DATE_OPS).chain((op) => one(op, periodArb)) }),
   fc.record({ day: fc.constantFrom(...DATE_OPS).chain((op) => one(op, periodArb)) }),
   fc.record({ tags: fc.oneof(

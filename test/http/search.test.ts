@@ -1,4 +1,10 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { bindFilter } from '../../src/plan/bind-filter.js';
+import { evaluateFilter } from '../../src/plan/evaluate-filter.js';
+import type { FilterNode } from '../../src/plan/filter-node.js';
+import type { Item } from '../../src/schema/collection.js';
+import { filterToSql } from '../../src/sql/filter-sql.js';
+import { SEARCH_COUNT_CAP } from '../../src/store/search-stats.js';
 import { DIALECTS } from '../support/test-database.js';
 import { useDialectApp } from '../support/test-app.js';
 
@@ -57,6 +63,59 @@ for (const dialect of DIALECTS) {
         expect(await ids(`filter=${f({ $search: search })}`), String(search)).toEqual(expected);
         expect(await ids(`q=${encodeURIComponent(String(search))}`), `q ${String(search)}`).toEqual(expected);
       }
+    });
+
+    it('finds the same rows whichever way the words are evaluated: lists (or nested), or a rare first word probing the others', async () => {
+      const notes = ctx.built.schema.snapshot.get('notes')!;
+      const items = (await ctx.api.get('/api/notes:list?paginate=false')).body.data as Item[];
+      const { db } = ctx.built.database;
+      for (const text of ['quick fox', 'fox quick', 'cafe creme', 'alpha bravo 42', 'unicode accents naive', 'the lazy dog', 'fox cafe', 'quick brown fox jumps']) {
+        const node = bindFilter({ $search: text }, notes);
+        if (node.kind !== 'search') throw new Error(`${text}: a search node`);
+        const want = items.filter((item) => evaluateFilter(node, item)).map((item) => item.id);
+        for (const words of [node.words, [...node.words].reverse()]) {
+          for (const probe of [false, true]) {
+            const arranged: FilterNode = { ...node, words, probe };
+            const rows = await db.selectFrom('notes').select('id').where((eb) => filterToSql(arranged, eb, dialect, 'notes')).orderBy('id').execute();
+            expect(rows.map((row) => Number(row.id)), `${text} ${words.join(',')} probe ${probe}`).toEqual(want);
+          }
+        }
+      }
+    });
+
+    it('evaluates words every way on uuid and string keys too', async () => {
+      const { db } = ctx.built.database;
+      for (const [name, idType] of [['uuidnotes', 'uuid'], ['nanonotes', 'nanoid']] as const) {
+        await ctx.api.collection({ name, idType, fields: [{ name: 'title', type: 'string', searchable: true }] });
+        expect((await ctx.api.post(`/api/${name}:create`, [{ title: 'red fox' }, { title: 'red hen' }, { title: 'blue fox' }])).status).toBe(201);
+        const collection = ctx.built.schema.snapshot.get(name)!;
+        const items = (await ctx.api.get(`/api/${name}:list?paginate=false`)).body.data as Item[];
+        const node = bindFilter({ $search: 'red fox' }, collection);
+        if (node.kind !== 'search') throw new Error('a search node');
+        const want = items.filter((item) => evaluateFilter(node, item)).map((item) => String(item.id));
+        expect(want).toHaveLength(1);
+        for (const probe of [false, true]) {
+          for (const words of [node.words, [...node.words].reverse()]) {
+            const arranged: FilterNode = { ...node, words, probe };
+            const rows = await db.selectFrom(name).select('id').where((eb) => filterToSql(arranged, eb, dialect, name)).execute();
+            expect(rows.map((row) => String(row.id)), `${name} probe ${probe}`).toEqual(want);
+          }
+        }
+      }
+    });
+
+    it('orders words rarest first once it has counted them, and answers the same before and after', async () => {
+      const stats = ctx.built.store.searchStats;
+      const first = await ids(`q=${encodeURIComponent('quick brown')}`);
+      // 'quick' starts tokens of two rows, 'brown' of one: counted in the background.
+      await vi.waitFor(() => {
+        expect(stats.count('notes', 'quick')).toBeLessThan(SEARCH_COUNT_CAP);
+        expect(stats.count('notes', 'brown')).toBeLessThan(SEARCH_COUNT_CAP);
+      });
+      const notes = ctx.built.schema.snapshot.get('notes')!;
+      expect(stats.arrange(bindFilter({ $search: 'quick brown' }, notes))).toMatchObject({ words: ['brown', 'quick'], probe: true });
+      expect(await ids(`q=${encodeURIComponent('quick brown')}`)).toEqual(first);
+      expect(first).toEqual([1]);
     });
 
     it('combines with other conditions and ?q with filter', async () => {
