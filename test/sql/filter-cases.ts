@@ -19,4 +19,6 @@ export const CASES: [name: string, filter: unknown][] = [
   ['exists hasMany', { 'comments.body': 'x' }],
   ['exists belongsToMany', { 'tags.name': 'x' }],
   ['exists nested', { 'comments.body': 'x', 'author.name': { $ne: 'y' } }],
+  ['search one word', { $search: 'Fox' }],
+  ['search words', { $search: 'quick brown fox' }],
 ];

@@ -50,7 +50,7 @@ export function goldenSnapshot(dialect: Dialect): SchemaSnapshot {
       collection('posts_tags', [field('postId', 'integer'), field('tagId', 'integer')]),
       collection(
         'posts',
-        [field('title', 'string'), field('views', 'integer'), field('active', 'boolean'), field('at', 'date'), field('authorId', 'integer')],
+        [field('title', 'string', { searchable: true }), field('views', 'integer'), field('active', 'boolean'), field('at', 'date'), field('authorId', 'integer')],
         [
           relation({ name: 'author', type: 'belongsTo', target: 'authors', foreignKey: 'authorId', targetKey: 'id' }),
           relation({ name: 'comments', type: 'hasMany', target: 'comments', foreignKey: 'postId', sourceKey: 'id' }),
