@@ -78,7 +78,7 @@ export async function fuzzApp(label: string, app: FastifyInstance, api: TestApi,
     const writes = WRITE_METHODS.has(request.method);
     const before = writes ? await snapshot(api) : undefined;
     const reply = await send(app, request);
-    const outcome = `${reply.status}${reply.status >= 400 ? ` ${String(reply.body?.errors?.[0]?.code)}` : ''}`;
+    const outcome = outcomeOf(request.method, reply);
     statuses.set(outcome, (statuses.get(outcome) ?? 0) + 1);
     const problem = envelopeProblem(request.method, reply);
     if (problem !== undefined) throw new Error(`${problem}\n  request: ${describeRequest(request)}\n  answer: ${reply.status} ${reply.text.slice(0, 500)}`);
@@ -98,6 +98,17 @@ export async function fuzzApp(label: string, app: FastifyInstance, api: TestApi,
   if (details.failed) {
     throw new Error(`fuzz ${label} failed; reproduce with FUZZ_SEED=${FUZZ_SEED} FUZZ_RUNS=${FUZZ_RUNS}\n${fc.defaultReportMessage(details) ?? ''}`);
   }
+}
+
+/**
+ * The histogram label of an answer: the status, and for an error its first code. A HEAD
+ * answer has no body (HTTP forbids one), so its errors are labelled `HEAD` rather than by a
+ * code it cannot carry; every other error must have a code (envelopeProblem checks that).
+ */
+export function outcomeOf(method: string, reply: Reply): string {
+  if (reply.status < 400) return String(reply.status);
+  if (method === 'HEAD') return `${reply.status} HEAD`;
+  return `${reply.status} ${String(reply.body?.errors?.[0]?.code)}`;
 }
 
 /** Why a reply breaks a hostile case's promise, or undefined. */
