@@ -7,6 +7,8 @@
 //   seconds  length of a measured run (default 3, `--duration`)
 //   writes   true when it adds posts: the rows it adds are deleted after each run, so every run
 //            (and every later scenario) sees the seeded 10,000 posts
+//   data     'search': the scenario reads the 100,000 `articles` of bench/lib/search-data.mjs,
+//            inserted (directly in SQL, a few seconds) only when a selected scenario says so
 //   request  (ctx) => ({ method, path, body? }) called for every request; ctx.postId() is a
 //            random seeded post id, ctx.authorId() a random author id, ctx.int(n) 0..n-1,
 //            ctx.posts the number of seeded posts.
@@ -17,6 +19,7 @@
 // of each scenario to both servers and fails when the answers differ (reads) or their keys do.
 
 import { encodeCursor, queryDigest } from '../dist/plan/cursor.js';
+import { SEARCH_WORDS } from './lib/search-data.mjs';
 
 // Cursors are signed; the bench fixes the key (inherited by both servers) so a scenario can
 // name the cursor of a deep row without walking to it, and the baseline can sign the same.
@@ -65,7 +68,17 @@ export const SCENARIOS = [
   // page=450 is the OFFSET equivalent of cursor9000, allowed to be slower.
   { name: 'page450', target: 1.35, request: () => ({ method: 'GET', path: '/api/posts:list?pageSize=20&page=450' }) },
   { name: 'query', target: 1.35, request: () => ({ method: 'POST', path: '/api/posts:query', body: QUERY }) },
+  // `$search` of two distinct common words (each in about a sixth of the rows) over 100,000
+  // articles (bench/lib/search-data.mjs): the page and its count. Tens of milliseconds each,
+  // so few connections and longer runs, as the scale scenarios (no backlog between runs).
+  { name: 'search', target: 1.35, data: 'search', connections: 2, seconds: 6, request: (ctx) => ({ method: 'GET', path: `/api/articles:list?pageSize=20&filter=${searchFilter(ctx)}` }) },
 ];
+
+function searchFilter(ctx) {
+  const first = ctx.int(SEARCH_WORDS.length);
+  const second = (first + 1 + ctx.int(SEARCH_WORDS.length - 1)) % SEARCH_WORDS.length;
+  return encodeURIComponent(JSON.stringify({ $search: `${SEARCH_WORDS[first]} ${SEARCH_WORDS[second]}` }));
+}
 
 /**
  * `--scale`: what grows with the table, run on the 10,000 seeded posts and on 1,000,000 posts

@@ -8,6 +8,7 @@ import Fastify from 'fastify';
 // The very list Corral applies, so the two servers run SQLite the same way.
 import { SQLITE_PRAGMAS } from '../../dist/db/database.js';
 import { postCursor } from '../scenarios.mjs';
+import { registerSearchRoute } from './search-route.mjs';
 
 const url = process.env.DATABASE_URL ?? '';
 const poolSize = Number(process.env.POOL_SIZE ?? 10);
@@ -50,6 +51,7 @@ async function openSqlite(file) {
     includesCount: async (pattern) => statements.includesCount.get(pattern),
     after: async (id, limit) => statements.after.all(id, limit),
     byStatus: async () => statements.byStatus.all(),
+    search: { kind: 'sqlite', db },
     close: async () => db.close(),
   };
 }
@@ -91,6 +93,7 @@ async function openPostgres(connectionString) {
     after: async (id, limit) => q('after', `select ${columns} from posts where id > $1 order by id asc limit $2`, [id, limit]),
     byStatus: async () =>
       (await q('byStatus', 'select status, count(*)::int as n, avg(views::double precision) as "avgViews", max(views) as "maxViews" from posts group by status order by status asc nulls last', [])),
+    search: { kind: 'postgres', query: q },
     close: () => pool.end(),
   };
 }
@@ -206,6 +209,8 @@ app.get('/api/posts/:id/comments::list', async (request, reply) => {
 app.post('/api/posts::query', async () => ({
   data: (await store.byStatus()).map((row) => ({ status: row.status, n: Number(row.n), avgViews: Number(row.avgViews), maxViews: Number(row.maxViews) })),
 }));
+
+registerSearchRoute(app, store.search, { paging, listReply, badRequest });
 
 const shutdown = () => {
   app.close().then(
