@@ -8,6 +8,9 @@
 //   request  (ctx) => ({ method, path, body? }) called for every request; ctx.postId() is a
 //            random seeded post id, ctx.authorId() a random author id, ctx.int(n) 0..n-1.
 //            A body is an object; it is sent as JSON.
+//   as       'scoped' to send the requests as a user whose role reaches posts only through a
+//            row filter (bench/lib/auth.mjs); by default they are sent as root. Every request
+//            carries a bearer token either way.
 //
 // The baseline (bench/baseline/server.mjs) must serve the same URL with the same answer: a
 // new scenario usually needs a route there too. Before measuring, the bench sends one request
@@ -18,6 +21,7 @@ const FILTER = encodeURIComponent(JSON.stringify({ views: { $gt: 500 }, status: 
 export const SCENARIOS = [
   { name: 'get', target: 0.75, request: (ctx) => ({ method: 'GET', path: `/api/posts:get/${ctx.postId()}` }) },
   { name: 'list', target: 0.7, request: () => ({ method: 'GET', path: '/api/posts:list?pageSize=20&sort=-id' }) },
+  { name: 'list-scoped', target: 0.7, as: 'scoped', request: () => ({ method: 'GET', path: '/api/posts:list?pageSize=20&sort=-id' }) },
   { name: 'filter', target: 0.7, request: () => ({ method: 'GET', path: `/api/posts:list?filter=${FILTER}&pageSize=20` }) },
   {
     name: 'create',

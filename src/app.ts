@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import qs from 'qs';
-import type { ActionResult } from './actions/action-context.js';
+import type { ActionContext, ActionResult } from './actions/action-context.js';
+import { ensureAuthTables } from './auth/auth-tables.js';
+import { Authenticator } from './auth/authenticator.js';
+import { authorize } from './auth/authorize.js';
+import { combineScopes } from './auth/permissions.js';
+import { API_KEYS, ensureAuthCollections, ROLES, USERS } from './auth/system-collections.js';
 import { resolveResource } from './actions/action-registry.js';
 import type { Config } from './config/config.js';
 import { openDatabase, type Database } from './db/database.js';
@@ -23,6 +28,8 @@ export interface BuiltApp {
   schema: SchemaManager;
   /** The data-access layer: register commit hooks here (`store.afterCommit(hook)`). */
   store: Store;
+  /** Signs tokens in and out; absent with CORRAL_AUTH=off. */
+  auth?: Authenticator;
   /** Stops schema polling, finishes in-flight requests, closes the pool. */
   close(): Promise<void>;
 }
@@ -59,6 +66,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const database = await openDatabase(config.database, app.log);
   const schema = new SchemaManager(database, app.log);
   const store = new Store(database, options.store);
+  const authenticator = config.auth.enabled ? new Authenticator(database, config.auth, () => schema.snapshot) : undefined;
   try {
     await schema.init();
     if (config.schemaFile !== undefined) {
@@ -73,11 +81,20 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         throw new Error(`CORRAL_SCHEMA: ${error instanceof ApiError ? error.message : String(error)}`);
       });
     }
+    await ensureAuthTables(database.db, database.dialect, database.mysqlCollation);
+    await ensureAuthCollections(schema, database, { email: config.auth.rootEmail, ...(config.auth.rootPassword === undefined ? {} : { password: config.auth.rootPassword }) }, app.log);
+    await authenticator?.init(config.schemaPollMs);
   } catch (error) {
     await database.close().catch((closeError: unknown) => app.log.error({ err: closeError }, 'closing the database after a failed start failed'));
     throw error;
   }
   schema.startPolling(config.schemaPollMs);
+  if (authenticator !== undefined) {
+    // A user's roles (and the fields scope filters read) apply on this node from the next request.
+    store.afterCommit((changes) => {
+      if (changes.get(USERS) ?? changes.get(ROLES) ?? changes.get(API_KEYS)) authenticator.forgetUsers();
+    });
+  }
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
@@ -88,6 +105,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     } catch {
       done(new ApiError('BODY_INVALID_JSON'), undefined);
     }
+  });
+
+  // axios (the NocoBase SDK) labels a body-less POST such as auth:signOut as a form: accept it when empty.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    if ((typeof body === 'string' ? body : body.toString('utf8')) === '') return done(null, undefined);
+    done(new ApiError('UNSUPPORTED_MEDIA_TYPE'), undefined);
   });
 
   let closing = false;
@@ -125,13 +148,18 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     const rawPath = request.url.split('?', 1)[0]!.slice(prefix.length + 1);
     const path = parseResourcePath(rawPath);
     if (path === undefined) throw new ApiError('ROUTE_NOT_FOUND', `no route for ${request.method} ${prefix}/${rawPath}`);
+    const isPublic = path.association === undefined && path.sourceKey === undefined
+      && ((path.collection === 'auth' && path.action === 'signIn') || (path.collection === 'app' && path.action === 'getInfo'));
+    const principal = authenticator === undefined || isPublic
+      ? undefined
+      : await authenticator.authenticate(request.headers.authorization, headerText(request.headers['x-role']));
     const snapshot = schema.snapshot;
     const resource = resolveResource(path, snapshot);
     const action = resource.action(path.action ?? restAction(request.method, path.key !== undefined, resource.toOne));
     checkMethod(action.kind, request.method);
     const params = parseQueryParams((request.query ?? {}) as Record<string, unknown>, request.headers);
     const keys = mergeKeys(path.key, params.filterByTk);
-    const apiRequest: ApiRequest = {
+    let apiRequest: ApiRequest = {
       id: request.id,
       method: request.method,
       path,
@@ -139,9 +167,23 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       ...(keys === undefined ? {} : { keys }),
       params,
       body: request.body,
+      ...(principal === undefined ? {} : { principal }),
     };
-    const scopes = store.scopesFor(apiRequest, snapshot);
-    const result: ActionResult = await action.run({ request: apiRequest, store, scopes, schema, snapshot, log: request.log });
+    let scopes = store.scopesFor(apiRequest, snapshot);
+    if (principal !== undefined && authenticator !== undefined) {
+      const authorized = authorize(await authenticator.access(principal), apiRequest, snapshot);
+      apiRequest = authorized.request;
+      scopes = combineScopes(scopes, authorized.scopes);
+      if (path.collection === API_KEYS && path.association === undefined && action.name === 'create') {
+        const created = await authenticator.createApiKey(principal, apiRequest.body);
+        return renderResult({ kind: 'created', item: created, location: [API_KEYS, String(created.id)] }, reply, prefix);
+      }
+    }
+    const context: ActionContext = {
+      request: apiRequest, store, scopes, schema, snapshot, log: request.log,
+      ...(authenticator === undefined ? {} : { auth: { authenticator, address: request.ip } }),
+    };
+    const result: ActionResult = await action.run(context);
     return renderResult(result, reply, prefix);
   };
   app.route({ method: [...ALL_METHODS], url: `${prefix}/*`, handler: handle });
@@ -152,14 +194,21 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     database,
     schema,
     store,
+    ...(authenticator === undefined ? {} : { auth: authenticator }),
     close: async () => {
       if (closed) return;
       closed = true;
       closing = true;
       connections.drain();
       schema.stopPolling();
+      authenticator?.stop();
       await app.close();
       await database.close();
     },
   };
+}
+
+/** A header sent once (a repeated one counts as absent). */
+function headerText(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
 }

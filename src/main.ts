@@ -30,6 +30,11 @@ Environment only:
   CORRAL_DB_POOL_SIZE         PostgreSQL/MySQL connections per node, 1-100 (default 10)
   CORRAL_SHUTDOWN_TIMEOUT_MS  graceful shutdown limit before exiting 1 (default 10000)
   CORRAL_SCHEMA_POLL_MS       how often to look for schema changes, 50-60000 (default 500)
+  CORRAL_AUTH                 on (default) or off; off is refused unless HOST is loopback
+  CORRAL_ROOT_EMAIL           root user's email at first start (default root@localhost)
+  CORRAL_ROOT_PASSWORD        root user's password at first start (default: generated, printed once)
+  CORRAL_AUTH_SECRET          token signing secret, 32+ characters (default: generated, kept in the database)
+  CORRAL_TOKEN_TTL_SECONDS    sign-in token lifetime, 60-31622400 (default 604800)
 `;
 
 export async function main(argv: string[], env: Record<string, string | undefined>): Promise<void> {

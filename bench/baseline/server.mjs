@@ -5,6 +5,7 @@
 //
 // env: PORT, HOST, DATABASE_URL (sqlite:<file> | postgres://…), POOL_SIZE (PostgreSQL, default 10)
 import Fastify from 'fastify';
+import { jwtVerify } from 'jose';
 // The very list Corral applies, so the two servers run SQLite the same way.
 import { SQLITE_PRAGMAS } from '../../dist/db/database.js';
 
@@ -89,6 +90,20 @@ const store = url.startsWith('sqlite:')
       })();
 
 const app = Fastify({ logger: false });
+
+// Every /api route needs the same kind of bearer token Corral issues (HS256 JWT, same secret).
+const secret = new TextEncoder().encode(process.env.AUTH_SECRET ?? '');
+app.addHook('onRequest', async (request, reply) => {
+  if (!request.url.startsWith('/api/')) return;
+  const token = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
+  try {
+    if (token === undefined) throw new Error('no token');
+    await jwtVerify(token, secret, { algorithms: ['HS256'] });
+  } catch {
+    return reply.code(401).send({ errors: [{ code: 'AUTH_INVALID_TOKEN', message: 'The token is invalid or expired' }] });
+  }
+});
+
 
 const notFound = (reply) => reply.code(404).send({ errors: [{ code: 'NOT_FOUND', message: 'not found' }] });
 const badRequest = (reply, message) => reply.code(400).send({ errors: [{ code: 'PARAM_INVALID', message }] });

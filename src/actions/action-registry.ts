@@ -5,6 +5,7 @@ import type { Collection } from '../schema/collection.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import type { ActionContext, ActionResult } from './action-context.js';
 import { appActions } from './app-actions.js';
+import { authActions } from './auth-actions.js';
 import { ASSOCIATION_ACTIONS } from './association-actions.js';
 import { LINK_ACTIONS } from './link-actions.js';
 import { countAction } from './count-action.js';
@@ -24,6 +25,9 @@ const ACTION_KINDS = {
   get: 'read',
   count: 'readOrPost',
   getInfo: 'read',
+  signIn: 'write',
+  check: 'readOrPost',
+  signOut: 'write',
   create: 'write',
   update: 'write',
   destroy: 'write',
@@ -74,6 +78,7 @@ export function resolveResource(path: ResourcePath, snapshot: SchemaSnapshot): R
   const { collection: name, association } = path;
   const table = (actions: Partial<Record<string, Run>>, resource: string): Resource => ({ toOne: false, action: (action) => pick(actions, action, resource) });
   if (name === 'app' && association === undefined) return table(appActions, 'app');
+  if (name === 'auth' && association === undefined) return table(authActions, 'auth');
   if (name === 'collections') {
     if (association === undefined) return table(collectionsActions, 'collections');
     if (association === 'fields') return table(fieldsActions, 'fields');

@@ -22,6 +22,20 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** How often a node checks whether another node changed the schema. */
   schemaPollMs: number;
+  auth: AuthConfig;
+}
+
+/** Authentication settings (docs/auth.md). */
+export interface AuthConfig {
+  /** false only with CORRAL_AUTH=off, which load-config refuses on a non-loopback host. */
+  enabled: boolean;
+  /** Root credentials used when the users collection is created (first start). */
+  rootEmail: string;
+  rootPassword?: string;
+  /** Token signing secret; when unset one is generated once and kept in the database. */
+  secret?: string;
+  /** Lifetime of a sign-in token. */
+  tokenTtlSeconds: number;
 }
 
 export const DEFAULT_CONFIG = {
@@ -34,4 +48,6 @@ export const DEFAULT_CONFIG = {
   shutdownTimeoutMs: 10_000,
   schemaPollMs: 500,
   poolSize: 10,
+  rootEmail: 'root@localhost',
+  tokenTtlSeconds: 7 * 24 * 3600,
 } as const;

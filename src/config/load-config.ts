@@ -27,6 +27,11 @@ export const SHUTDOWN_TIMEOUT_MS_MIN = 1;
 export const SHUTDOWN_TIMEOUT_MS_MAX = 600_000; // 10 minutes
 export const SCHEMA_POLL_MS_MIN = 50;
 export const SCHEMA_POLL_MS_MAX = 60_000;
+export const TOKEN_TTL_SECONDS_MIN = 60;
+export const TOKEN_TTL_SECONDS_MAX = 366 * 24 * 3600;
+/** A shorter secret is easy to guess offline from one token. */
+export const AUTH_SECRET_MIN_LENGTH = 32;
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
 
 /** Env names of every setting; flags map onto some of them. */
 type Setting =
@@ -39,7 +44,12 @@ type Setting =
   | 'CORRAL_API_PREFIX'
   | 'CORRAL_DB_POOL_SIZE'
   | 'CORRAL_SHUTDOWN_TIMEOUT_MS'
-  | 'CORRAL_SCHEMA_POLL_MS';
+  | 'CORRAL_SCHEMA_POLL_MS'
+  | 'CORRAL_AUTH'
+  | 'CORRAL_ROOT_EMAIL'
+  | 'CORRAL_ROOT_PASSWORD'
+  | 'CORRAL_AUTH_SECRET'
+  | 'CORRAL_TOKEN_TTL_SECONDS';
 
 const FLAGS: ReadonlyMap<string, Setting> = new Map<string, Setting>([
   ['--port', 'PORT'],
@@ -158,10 +168,34 @@ function buildConfig(lookup: Lookup): Config {
       SCHEMA_POLL_MS_MIN,
       SCHEMA_POLL_MS_MAX,
     ),
+    auth: auth(lookup),
   };
+  if (!config.auth.enabled && !LOOPBACK_HOSTS.has(config.host) && !config.host.startsWith('127.')) {
+    throw new ConfigError(`CORRAL_AUTH=off opens every route, so it is refused unless HOST is loopback (got ${quote(config.host)})`);
+  }
   const schema = lookup('CORRAL_SCHEMA');
   if (schema !== undefined) config.schemaFile = schema.value;
   return config;
+}
+
+function auth(lookup: Lookup): Config['auth'] {
+  const mode = lookup('CORRAL_AUTH');
+  if (mode !== undefined && mode.value !== 'on' && mode.value !== 'off') {
+    throw new ConfigError(`${mode.name} must be on or off (got ${quote(mode.value)})`);
+  }
+  const result: Config['auth'] = {
+    enabled: mode?.value !== 'off',
+    rootEmail: lookup('CORRAL_ROOT_EMAIL')?.value ?? DEFAULT_CONFIG.rootEmail,
+    tokenTtlSeconds: integer(lookup('CORRAL_TOKEN_TTL_SECONDS'), DEFAULT_CONFIG.tokenTtlSeconds, TOKEN_TTL_SECONDS_MIN, TOKEN_TTL_SECONDS_MAX),
+  };
+  const password = lookup('CORRAL_ROOT_PASSWORD');
+  if (password !== undefined) result.rootPassword = password.value;
+  const secret = lookup('CORRAL_AUTH_SECRET');
+  if (secret !== undefined) {
+    if (secret.value.length < AUTH_SECRET_MIN_LENGTH) throw new ConfigError(`${secret.name} must be at least ${AUTH_SECRET_MIN_LENGTH} characters`);
+    result.secret = secret.value;
+  }
+  return result;
 }
 
 function integer(raw: Raw | undefined, fallback: number, min: number, max: number): number {

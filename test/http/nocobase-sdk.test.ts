@@ -3,7 +3,7 @@ import type { APIClient } from '@nocobase/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type BuiltApp } from '../../src/app.js';
 import { loadSdk, rejection } from '../support/nocobase-sdk.js';
-import { testConfig } from '../support/test-app.js';
+import { TEST_ROOT, testConfig } from '../support/test-app.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/test-database.js';
 
 /** The actions used here; the SDK types a resource as an index signature. */
@@ -30,6 +30,8 @@ for (const dialect of DIALECTS) {
       await built.app.listen({ port: 0, host: '127.0.0.1' });
       const { port } = built.app.server.address() as AddressInfo;
       api = new APIClient({ baseURL: `http://127.0.0.1:${port}/api` });
+      // The SDK's own sign-in: X-Authenticator: basic, then Authorization: Bearer on every request.
+      await api.auth.signIn({ account: TEST_ROOT.email, password: TEST_ROOT.password }, 'basic');
     });
 
     afterAll(async () => {
@@ -191,6 +193,24 @@ for (const dialect of DIALECTS) {
       expect(response.data.meta).toMatchObject({ pageSize: 1, page: 1 });
       const info = await api.request({ url: 'app:getInfo' });
       expect(info.data.data).toMatchObject({ dialect });
+    });
+
+    it('signs out and in again through api.auth', async () => {
+      const checked = await api.request({ url: 'auth:check' });
+      expect(checked.data.data).toMatchObject({ email: TEST_ROOT.email, roles: ['root'] });
+      expect(checked.data.data).not.toHaveProperty('password');
+      const token = api.auth.token;
+      await api.auth.signOut();
+      expect(api.auth.token).toBeFalsy();
+      const anonymous = await rejection(posts().list());
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.data.errors[0].code).toBe('AUTH_REQUIRED');
+      // The old token is revoked at once.
+      const revoked = await rejection(api.request({ url: 'posts:list', headers: { Authorization: `Bearer ${token}` } }));
+      expect(revoked.data.errors[0].code).toBe('AUTH_INVALID_TOKEN');
+      const signedIn = await api.auth.signIn({ account: 'root', password: TEST_ROOT.password }, 'basic');
+      expect(signedIn.data.data.user).toMatchObject({ email: TEST_ROOT.email });
+      expect((await posts().list()).status).toBe(200);
     });
   });
 }

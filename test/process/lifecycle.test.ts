@@ -185,7 +185,7 @@ describe('graceful shutdown', () => {
       expect(reply.status, reply.text.slice(0, 500)).toBe(201);
     }
 
-    const response = await fetch(`${proc.baseUrl}/api/x:list?paginate=false&sort=n`);
+    const response = await fetch(`${proc.baseUrl}/api/x:list?paginate=false&sort=n`, { headers: await proc.authHeaders() });
     expect(response.status).toBe(200);
     proc.child.kill('SIGTERM');
     // Stay slow for a moment so the server is blocked on a full socket while shutting down.
@@ -204,7 +204,7 @@ describe('graceful shutdown', () => {
 
   it('answers 503 to new requests while draining and then exits 0', async () => {
     const proc = await startCorral({ env: { DATABASE_URL: database.url, LOG_LEVEL: 'info' } });
-    const response = await fetch(`${proc.baseUrl}/api/x:list?paginate=false`);
+    const response = await fetch(`${proc.baseUrl}/api/x:list?paginate=false`, { headers: await proc.authHeaders() });
     expect(response.status).toBe(200);
     proc.child.kill('SIGTERM');
     await waitFor(async () => proc.stdout().includes('SIGTERM received'), 'shutdown log line', 5000);
