@@ -5,6 +5,7 @@ import type { Database } from '../db/database.js';
 import { ApiError } from '../errors/api-error.js';
 import { hashPassword, verifyPassword } from '../schema/field-types/password-type.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
+import type { Scopes } from '../store/scope.js';
 import { DIALECT_TRAITS } from '../sql/dialect-traits.js';
 import { insertRevocation, loadSecret, pruneRevocations, revokedSince } from './auth-tables.js';
 import { Access, roleDef, type RoleDef } from './permissions.js';
@@ -42,6 +43,8 @@ export class Authenticator {
   #timer: NodeJS.Timeout | undefined;
   readonly #users = new Map<string, { user: User; at: number }>();
   #roles: { defs: Promise<Map<string, RoleDef>>; at: number } | undefined;
+  /** Bound scopes of the roles as last read; a new read of the roles starts a new cache. */
+  #scopes = new Map<string, Scopes>();
   readonly #accounts = new FailureLimiter(ACCOUNT_FAILURES);
   readonly #addresses = new FailureLimiter(ADDRESS_FAILURES);
 
@@ -74,10 +77,11 @@ export class Authenticator {
     if (this.#roles === undefined || now - this.#roles.at >= USER_CACHE_MS) {
       const defs = this.#readRoles();
       this.#roles = { defs, at: now };
+      this.#scopes = new Map();
       defs.catch(() => (this.#roles = undefined));
     }
     const defs = await this.#roles.defs;
-    return new Access(principal, principal.roles.flatMap((name) => defs.get(name) ?? []), [...defs.keys()]);
+    return new Access(principal, principal.roles.flatMap((name) => defs.get(name) ?? []), [...defs.keys()], this.#scopes);
   }
 
   async #readRoles(): Promise<Map<string, RoleDef>> {

@@ -8,6 +8,9 @@ import type { Scope, Scopes } from '../store/scope.js';
 import type { Principal } from './principal.js';
 import { API_KEYS, GRANT_ACTIONS, ROLES, ROOT_ROLE, USERS } from './system-collections.js';
 
+/** Bound scope sets kept per node (by schema version, user, roles, collection and action). */
+const MAX_CACHED_SCOPES = 5000;
+
 export type GrantAction = (typeof GRANT_ACTIONS)[number];
 
 /** Collections the strategy does not cover: only root or an explicit resource grant reaches them. */
@@ -75,6 +78,8 @@ export class Access {
     private readonly roles: readonly RoleDef[],
     /** Every role name that exists (for "users holding a role you lack"). */
     readonly allRoles: readonly string[] = [],
+    /** Scopes already bound, shared across requests (cleared when users or roles change). */
+    private readonly cache: Map<string, Scopes> = new Map(),
   ) {
     this.root = roles.some((role) => role.name === ROOT_ROLE);
   }
@@ -122,11 +127,17 @@ export class Access {
    */
   scopes(snapshot: SchemaSnapshot, main: string | undefined, action: GrantAction): Scopes {
     if (this.root) return new Map();
+    // Filters may read the user's fields: the user is part of the key.
+    const key = `${snapshot.version}\u0000${String(this.principal.user.id)}\u0000${this.roles.map((role) => role.name).join(',')}\u0000${main ?? ''}\u0000${action}`;
+    const cached = this.cache.get(key);
+    if (cached !== undefined) return cached;
     const scopes = new Map<string, Scope>();
     for (const collection of snapshot.collections.values()) {
       const scope = this.scope(collection, collection.name === main ? action : 'view');
       if (scope !== undefined) scopes.set(collection.name, scope);
     }
+    if (this.cache.size >= MAX_CACHED_SCOPES) this.cache.clear();
+    this.cache.set(key, scopes);
     return scopes;
   }
 }
