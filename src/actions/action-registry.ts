@@ -11,10 +11,14 @@ import { LINK_ACTIONS } from './link-actions.js';
 import { countAction } from './count-action.js';
 import { createAction } from './create-action.js';
 import { destroyAction } from './destroy-action.js';
+import { firstOrCreateAction } from './first-or-create-action.js';
 import { getAction } from './get-action.js';
 import { listAction } from './list-action.js';
 import { collectionsActions, fieldsActions } from './schema-actions.js';
+import { moveAction } from './move-action.js';
+import { queryAction } from './query-action.js';
 import { updateAction } from './update-action.js';
+import { updateOrCreateAction } from './update-or-create-action.js';
 
 type DataAction = (ctx: ActionContext, collection: Collection) => Promise<ActionResult>;
 type Run = (ctx: ActionContext) => Promise<ActionResult>;
@@ -24,7 +28,8 @@ const ACTION_KINDS = {
   list: 'read',
   get: 'read',
   count: 'readOrPost',
-  getInfo: 'read',
+  getInfo: 'readOrPost',
+  export: 'read',
   signIn: 'write',
   check: 'readOrPost',
   signOut: 'write',
@@ -35,6 +40,10 @@ const ACTION_KINDS = {
   set: 'write',
   remove: 'write',
   toggle: 'write',
+  firstOrCreate: 'write',
+  updateOrCreate: 'write',
+  query: 'readWithBody',
+  move: 'write',
 } as const satisfies Record<string, ActionKind>;
 
 export type ActionName = keyof typeof ACTION_KINDS;
@@ -46,6 +55,10 @@ const DATA_ACTIONS: Partial<Record<ActionName, DataAction>> = {
   create: createAction,
   update: updateAction,
   destroy: destroyAction,
+  firstOrCreate: firstOrCreateAction,
+  updateOrCreate: updateOrCreateAction,
+  query: queryAction,
+  move: moveAction,
 };
 
 export interface ResolvedAction {

@@ -83,6 +83,10 @@ export async function spawnCorral(options: SpawnOptions = {}): Promise<CorralPro
     LOG_LEVEL: 'warn',
     CORRAL_ROOT_EMAIL: PROCESS_ROOT.email,
     CORRAL_ROOT_PASSWORD: PROCESS_ROOT.password,
+    // One process unless a test asks for workers: most tests signal, kill and read the output
+    // of exactly one server process, and every extra worker costs start-up time on a shared
+    // machine. test/process/workers.test.ts runs several on purpose.
+    CORRAL_WORKERS: '1',
     ...options.env,
   };
   const child = spawn(process.execPath, [BIN, ...(options.args ?? ['start'])], {
