@@ -266,7 +266,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const prefix = config.apiPrefix;
   // The API description and its reference page, generated from the live schema (API.md §10).
-  registerOpenApiRoutes(app, schema, prefix);
+  registerOpenApiRoutes(
+    app,
+    schema,
+    prefix,
+    authenticator === undefined ? undefined : (request) => authenticator.authenticate(request.headers.authorization, headerText(request.headers['x-role'])),
+  );
 
   const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const rawPath = request.url.split('?', 1)[0]!.slice(prefix.length + 1);
