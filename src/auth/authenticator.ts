@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { AuthConfig } from '../config/config.js';
 import type { Database } from '../db/database.js';
 import { ApiError } from '../errors/api-error.js';
@@ -24,6 +24,13 @@ const PRUNE_EVERY_MS = 10 * 60 * 1000;
 /** Lifetime of an API key created without expiresIn. */
 const API_KEY_DEFAULT_TTL_SECONDS = 365 * 24 * 3600;
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
+/**
+ * A verified token's claims are reused for this long (never past its expiry): verifying an
+ * HS256 JWT costs more than the rest of a small read. Revocation is still checked on every
+ * request (against the jti), so a cached token stops working at sign-out like any other.
+ */
+const VERIFIED_TOKEN_MS = 60_000;
+const MAX_VERIFIED_TOKENS = 10_000;
 
 type User = Principal['user'];
 
@@ -42,6 +49,8 @@ export class Authenticator {
   #lastPrune = 0;
   #timer: NodeJS.Timeout | undefined;
   readonly #users = new Map<string, { user: User; at: number }>();
+  /** Claims of verified tokens by token text, until `until` (bounded; oldest dropped first). */
+  readonly #verified = new Map<string, { payload: JWTPayload; until: number }>();
   #roles: { defs: Promise<Map<string, RoleDef>>; at: number } | undefined;
   /** Bound scopes of the roles as last read; a new read of the roles starts a new cache. */
   #scopes = new Map<string, Scopes>();
@@ -182,13 +191,7 @@ export class Authenticator {
     if (authorization === undefined || authorization === '') throw new ApiError('AUTH_REQUIRED');
     const token = BEARER.exec(authorization)?.[1];
     if (token === undefined) throw new ApiError('AUTH_INVALID_TOKEN', 'the Authorization header must be "Bearer <token>"');
-    let payload;
-    try {
-      ({ payload } = await jwtVerify(token, this.#secret, { algorithms: [ALGORITHM], issuer: ISSUER }));
-    } catch (error) {
-      const expired = error instanceof joseErrors.JWTExpired;
-      throw new ApiError('AUTH_INVALID_TOKEN', expired ? 'the token has expired' : undefined, { cause: error });
-    }
+    const payload = await this.#verify(token);
     const { sub, jti, exp } = payload;
     if (typeof sub !== 'string' || typeof jti !== 'string' || typeof exp !== 'number') throw new ApiError('AUTH_INVALID_TOKEN');
     if (this.#revoked.has(jti)) throw new ApiError('AUTH_INVALID_TOKEN', 'the token has been revoked');
@@ -211,6 +214,28 @@ export class Authenticator {
       roles = [requestedRole];
     }
     return { user, roles, tokenId: jti, expiresAt: exp * 1000, ...(apiKeyId === undefined ? {} : { apiKeyId }) };
+  }
+
+  /** The claims of a well-signed, unexpired token (cached by token text for a short while). */
+  async #verify(token: string): Promise<JWTPayload> {
+    const now = Date.now();
+    const cached = this.#verified.get(token);
+    if (cached !== undefined) {
+      if (now < cached.until) return cached.payload;
+      this.#verified.delete(token);
+    }
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, this.#secret, { algorithms: [ALGORITHM], issuer: ISSUER }));
+    } catch (error) {
+      const expired = error instanceof joseErrors.JWTExpired;
+      throw new ApiError('AUTH_INVALID_TOKEN', expired ? 'the token has expired' : undefined, { cause: error });
+    }
+    if (typeof payload.exp === 'number') {
+      if (this.#verified.size >= MAX_VERIFIED_TOKENS) this.#verified.delete(this.#verified.keys().next().value!);
+      this.#verified.set(token, { payload, until: Math.min(now + VERIFIED_TOKEN_MS, payload.exp * 1000) });
+    }
+    return payload;
   }
 
   /** Revokes the token on every node (at once here, within a poll interval elsewhere). */

@@ -1,6 +1,7 @@
 import { ApiError } from '../errors/api-error.js';
 import { isRecord } from '../is-record.js';
 import type { ApiRequest } from '../request/api-request.js';
+import type { Collection } from '../schema/collection.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import type { Scopes } from '../store/scope.js';
 import { bindFilter } from '../plan/bind-filter.js';
@@ -58,16 +59,32 @@ export function authorize(access: Access, request: ApiRequest, snapshot: SchemaS
     }
   }
   if (mainAction !== 'view' && mainAction !== 'destroy') checkEscalation(access, main, request.body);
-  if (fields === undefined || mainAction !== 'view') return { scopes, request };
-  // A read returns the granted fields only (of those asked for); appends need their name granted too.
   const collection = snapshot.get(main)!;
-  for (const name of request.params.appends ?? []) {
-    if (!fields.has(name.split('.')[0]!)) throw new ApiError('FORBIDDEN', `your roles do not allow reading ${name} of ${main}`, { field: 'appends' });
-  }
+  checkAppends(scopes, collection, request.params.appends ?? []);
+  if (fields === undefined || mainAction !== 'view') return { scopes, request };
+  // A read returns the granted fields only (of those asked for); embedded items are narrowed by the store.
   const asked = request.params.fields ?? collection.visible.map((field) => field.name);
   const except = new Set(request.params.except ?? []);
   const granted = asked.filter((name) => fields.has(name) && collection.fields.has(name) && !except.has(name));
   return { scopes, request: { ...request, params: { ...request.params, fields: granted, except: [] } } };
+}
+
+/**
+ * Every step of an append path (`author.posts`) must be a granted field of the collection it
+ * leaves: 403 FORBIDDEN otherwise. (Unknown names are left to the read, which answers 400.)
+ */
+function checkAppends(scopes: Scopes, main: Collection, appends: readonly string[]): void {
+  for (const path of appends) {
+    let collection: Collection | undefined = main;
+    for (const step of path.split('.')) {
+      if (collection === undefined) break;
+      const granted: ReadonlySet<string> | undefined = scopes.get(collection.name)?.fields;
+      if (granted !== undefined && !granted.has(step)) {
+        throw new ApiError('FORBIDDEN', `your roles do not allow reading ${step} of ${collection.name}`, { field: 'appends' });
+      }
+      collection = collection.relations.get(step)?.target;
+    }
+  }
 }
 
 /** Nobody grants more than they have: users get only the writer's roles, roles only the writer's actions. */

@@ -28,6 +28,14 @@ const ROLE_DEFS = [
       { name: 'comments', actions: [{ name: 'view', filter: { visible: true } }] },
     ],
   },
+  {
+    name: 'bodies',
+    strategy: { actions: [] },
+    resources: [
+      { name: 'posts', actions: [{ name: 'view', fields: ['id', 'title', 'comments'] }] },
+      { name: 'comments', actions: [{ name: 'view', fields: ['id', 'body'] }] },
+    ],
+  },
   { name: 'titles', strategy: { actions: [] }, resources: [{ name: 'posts', actions: [{ name: 'view', fields: ['id', 'title'] }] }] },
   { name: 'userAdmin', strategy: { actions: ['view'] }, resources: [{ name: 'users', actions: [{ name: 'view' }, { name: 'update' }] }, { name: 'roles', actions: [{ name: 'view' }, { name: 'update' }, { name: 'create' }] }] },
 ];
@@ -48,7 +56,7 @@ for (const dialect of DIALECTS) {
       await root.collection({ name: 'comments', fields: [{ name: 'body', type: 'string' }, { name: 'visible', type: 'boolean' }] });
       await root.collection({ name: 'posts', fields: [{ name: 'title', type: 'string' }, { name: 'views', type: 'integer' }, { name: 'ownerId', type: 'integer' }, { name: 'comments', type: 'hasMany' }] });
       for (const role of ROLE_DEFS) expect((await root.post('/api/roles:create', role)).status).toBe(201);
-      for (const [name, roles] of [['reader', ['reader']], ['owner', ['owner']], ['other', ['owner']], ['titles', ['titles']], ['both', ['reader', 'owner']], ['userAdmin', ['userAdmin']]] as const) {
+      for (const [name, roles] of [['reader', ['reader']], ['owner', ['owner']], ['other', ['owner']], ['titles', ['titles']], ['bodies', ['bodies']], ['both', ['reader', 'owner']], ['userAdmin', ['userAdmin']]] as const) {
         const created = await root.post('/api/users:create', { email: `${name}@corral.test`, password: `${name}-password`, roles });
         expect(created.status, created.text).toBe(201);
         ids[name] = created.body.data.id;
@@ -124,6 +132,30 @@ for (const dialect of DIALECTS) {
       const created = await owner.post('/api/posts:create', { title: 'new', ownerId: ids.owner });
       expect(created.status, created.text).toBe(201);
       expect((await owner.post(`/api/posts:destroy/${created.body.data.id}`)).status).toBe(200);
+    });
+
+    it('field grants apply to appended and associated rows: a field outside the read grant never appears', async () => {
+      const bodies = as('bodies');
+      const keys = (item: object) => Object.keys(item).sort();
+      const cases: Array<[string, (reply: Reply) => object[]]> = [
+        ['/api/posts:list?sort=id&appends=comments', (reply) => reply.body.data.flatMap((post: { comments: object[] }) => post.comments)],
+        [`/api/posts:get/${posts.mine}?appends=comments`, (reply) => reply.body.data.comments],
+        [`/api/posts/${posts.mine}/comments:list`, (reply) => reply.body.data],
+        ['/api/comments:list', (reply) => reply.body.data],
+        ['/api/comments:list?fields=id,body,visible', (reply) => reply.body.data],
+      ];
+      for (const [url, embedded] of cases) {
+        const reply = await bodies.get(url);
+        expect(reply.status, `${url}: ${reply.text}`).toBe(200);
+        const items = embedded(reply);
+        expect(items.length, url).toBeGreaterThan(0);
+        for (const item of items) expect(keys(item), url).toEqual(['body', 'id']);
+      }
+      const listed = await bodies.get('/api/posts:list?sort=id&appends=comments');
+      expect(keys(listed.body.data[0])).toEqual(['comments', 'id', 'title']);
+      // Root still sees every field of the same rows.
+      const full = await ctx.api.get('/api/posts:list?sort=id&appends=comments');
+      expect(keys(full.body.data[0].comments[0])).toEqual(expect.arrayContaining(['body', 'id', 'postId', 'visible']));
     });
 
     it('X-Role picks one of the user\'s roles; the default is their union', async () => {
