@@ -5,7 +5,7 @@
  */
 import cluster from 'node:cluster';
 import { access, constants } from 'node:fs/promises';
-import { APPLIES_SCHEMA_ENV, runPrimary, SHUTDOWN_MESSAGE } from './cluster/run-primary.js';
+import { APPLIES_SCHEMA_ENV, isRevokedMessage, REVOKED_MESSAGE, runPrimary, SHUTDOWN_MESSAGE, type RevokedMessage } from './cluster/run-primary.js';
 import type { Config } from './config/config.js';
 import { loadConfig } from './config/load-config.js';
 import { CORRAL_VERSION } from './version.js';
@@ -161,6 +161,12 @@ async function start(config: Config): Promise<void> {
   if (cluster.isWorker) {
     process.on('message', (message: unknown) => {
       if (message === SHUTDOWN_MESSAGE) shutDown('shutdown request from the primary');
+      // Another worker's sign-out: the token stops working here too, at once.
+      else if (isRevokedMessage(message)) built.auth?.noteRevoked(message.jti, message.expiresAt);
+    });
+    built.auth?.onRevoked((jti, expiresAt) => {
+      const message: RevokedMessage = { type: REVOKED_MESSAGE, jti, expiresAt };
+      process.send?.(message);
     });
   }
 }

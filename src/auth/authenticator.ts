@@ -54,6 +54,7 @@ export class Authenticator {
   #roles: { defs: Promise<Map<string, RoleDef>>; at: number } | undefined;
   /** Bound scopes of the roles as last read; a new read of the roles starts a new cache. */
   #scopes = new Map<string, Scopes>();
+  #onRevoked: ((jti: string, expiresAt: number) => void) | undefined;
   readonly #accounts = new FailureLimiter(ACCOUNT_FAILURES);
   readonly #addresses = new FailureLimiter(ADDRESS_FAILURES);
 
@@ -238,10 +239,24 @@ export class Authenticator {
     return payload;
   }
 
-  /** Revokes the token on every node (at once here, within a poll interval elsewhere). */
+  /**
+   * Revokes the token on every node: at once here and (through `onRevoked`, the cluster's
+   * message) on this node's other workers, within a poll interval on other nodes.
+   */
   async signOut(principal: Principal): Promise<void> {
     await insertRevocation(this.database.db, principal.tokenId, principal.expiresAt, Date.now());
-    this.#revoked.set(principal.tokenId, principal.expiresAt);
+    this.noteRevoked(principal.tokenId, principal.expiresAt);
+    this.#onRevoked?.(principal.tokenId, principal.expiresAt);
+  }
+
+  /** A revocation learnt from elsewhere (another worker of this node). */
+  noteRevoked(jti: string, expiresAt: number): void {
+    this.#revoked.set(jti, expiresAt);
+  }
+
+  /** Called after each sign-out on this process (the worker passes it to its siblings). */
+  onRevoked(listener: (jti: string, expiresAt: number) => void): void {
+    this.#onRevoked = listener;
   }
 
   async #user(id: string, fresh: boolean): Promise<User | undefined> {
