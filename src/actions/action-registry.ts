@@ -6,6 +6,7 @@ import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import type { ActionContext, ActionResult } from './action-context.js';
 import { appActions } from './app-actions.js';
 import { authActions } from './auth-actions.js';
+import { roleResourcesActions } from './role-resources-actions.js';
 import { ASSOCIATION_ACTIONS } from './association-actions.js';
 import { LINK_ACTIONS } from './link-actions.js';
 import { countAction } from './count-action.js';
@@ -99,6 +100,8 @@ export function resolveResource(path: ResourcePath, snapshot: SchemaSnapshot): R
   }
   const collection = snapshot.get(name);
   if (collection === undefined) throw new ApiError('COLLECTION_NOT_FOUND', `collection ${name} does not exist`);
+  // A role's per-collection grants (API.md §9), kept in its `resources` field.
+  if (name === 'roles' && association === 'resources') return table(roleResourcesActions, 'roles.resources');
   if (association === undefined) {
     return {
       toOne: false,

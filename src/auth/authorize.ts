@@ -5,7 +5,7 @@ import type { Collection } from '../schema/collection.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import type { Scopes } from '../store/scope.js';
 import { bindFilter } from '../plan/bind-filter.js';
-import { combineScopes, grantActionOf, type Access } from './permissions.js';
+import { combineScopes, grantActionOf, type Access, type GrantAction } from './permissions.js';
 import { ROLES, USERS } from './system-collections.js';
 
 /** Actions on an association that change the source's links: they need `update` on the source. */
@@ -28,6 +28,7 @@ export function authorize(access: Access, request: ApiRequest, snapshot: SchemaS
     access.require('collections', grantAction);
     return open;
   }
+  if (path.collection === ROLES && path.association === 'resources') return authorizeRoleResources(access, request, snapshot, grantAction);
   const source = snapshot.get(path.collection);
   const relation = path.association === undefined ? undefined : source?.relations.get(path.association);
   if (source === undefined || (path.association !== undefined && relation === undefined)) return open; // 404 follows
@@ -67,6 +68,24 @@ export function authorize(access: Access, request: ApiRequest, snapshot: SchemaS
   const except = new Set(request.params.except ?? []);
   const granted = asked.filter((name) => fields.has(name) && collection.fields.has(name) && !except.has(name));
   return { scopes, request: { ...request, params: { ...request.params, fields: granted, except: [] } } };
+}
+
+/**
+ * `roles/<role>/resources`: reading needs `view` on roles, changing needs `update` on roles
+ * (the role row's `resources` field, when the grant lists fields), and the change is checked
+ * like a `roles:update` of that role with the new resource: nobody grants more than they have.
+ */
+function authorizeRoleResources(access: Access, request: ApiRequest, snapshot: SchemaSnapshot, grantAction: GrantAction): { scopes: Scopes; request: ApiRequest } {
+  const action = grantAction === 'view' ? 'view' : 'update';
+  access.require(ROLES, action);
+  const scopes = access.scopes(snapshot, ROLES, action);
+  const fields = scopes.get(ROLES)?.fields;
+  if (fields !== undefined && !fields.has('resources')) throw new ApiError('FORBIDDEN', `your roles do not allow ${action === 'view' ? 'reading' : 'writing'} resources of roles`, { field: 'resources' });
+  if (action === 'update') {
+    const resource = isRecord(request.body) ? { ...request.body, ...(request.keys === undefined || Array.isArray(request.keys) ? {} : { name: String(request.keys) }) } : request.body;
+    checkEscalation(access, ROLES, { name: request.path.sourceKey, resources: grantAction === 'destroy' ? [] : [resource] });
+  }
+  return { scopes, request };
 }
 
 /**

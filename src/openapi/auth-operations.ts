@@ -64,6 +64,55 @@ export function authOperations(prefix: string, users: Collection): AuthOp[] {
   ];
 }
 
+/** One entry of `roles/<role>/resources`: a role's grants on one collection. */
+const RESOURCE: JsonSchema = {
+  type: 'object',
+  required: ['name', 'actions'],
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', description: 'the collection' },
+    actions: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['name'],
+        additionalProperties: false,
+        properties: {
+          name: { type: 'string', enum: ['view', 'create', 'update', 'destroy'] },
+          fields: { type: 'array', items: { type: 'string' }, description: 'the fields this action may read or write (all when absent)' },
+          filter: { type: 'object', description: 'row scope in the filter language; may use {{$user.id}} and {{$user.<field>}}' },
+        },
+      },
+    },
+  },
+};
+
+/** `roles/{role}/resources:<action>` (key = collection name), served by a dedicated action table. */
+export function roleResourceOperations(prefix: string): AuthOp[] {
+  const base = `${prefix}/roles/{sourceKey}/resources`;
+  const role: JsonSchema = { name: 'sourceKey', in: 'path', required: true, description: 'the role name', schema: { type: 'string' } };
+  const key: JsonSchema = { name: 'filterByTk', in: 'query', description: 'the collection name (or put it in the path: …:get/<collection>)', schema: { type: 'string' } };
+  const body = (schema: JsonSchema): JsonSchema => ({ required: true, content: { 'application/json': { schema } } });
+  const reads = errorResponses(READ_ERROR_STATUSES);
+  const writes = errorResponses(WRITE_ERROR_STATUSES);
+  const item = dataEnvelope(RESOURCE);
+  const op = (action: string, summary: string, parameters: JsonSchema[], responses: Record<string, JsonSchema>, requestBody?: JsonSchema): JsonSchema => ({
+    operationId: `roles.resources.${action}`,
+    tags: ['roles'],
+    summary,
+    parameters,
+    ...(requestBody === undefined ? {} : { requestBody }),
+    responses,
+  });
+  return [
+    { path: `${base}:list`, method: 'get', op: op('list', "A role's grants, one entry per collection", [role], { 200: jsonResponse('`{data: [resources]}`', dataEnvelope({ type: 'array', items: RESOURCE })), ...reads }) },
+    { path: `${base}:get`, method: 'get', op: op('get', "A role's grants on one collection", [role, key], { 200: jsonResponse('`{data}`', item), ...reads }) },
+    { path: `${base}:create`, method: 'post', op: op('create', 'Grant a role actions on one collection', [role], { 201: jsonResponse('`{data}`', item, { Location: { description: 'URL of the resource', schema: { type: 'string' } } }), ...writes }, body(RESOURCE)) },
+    { path: `${base}:update`, method: 'post', op: op('update', "Replace a role's grants on one collection", [role, key], { 200: jsonResponse('`{data}`', item), ...writes }, body({ ...RESOURCE, required: ['actions'] })) },
+    { path: `${base}:destroy`, method: 'post', op: op('destroy', "Remove a role's grants on one collection (the strategy applies again)", [role, key], { 200: jsonResponse('`{data: n}`', dataEnvelope({ type: 'integer', minimum: 0 })), ...writes }) },
+  ];
+}
+
 /** `apiKeys:create` answers the key's id and its token (shown once), not the stored row. */
 export function apiKeyCreated(): JsonSchema {
   return jsonResponse(

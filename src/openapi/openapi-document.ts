@@ -8,7 +8,7 @@ import { ref, type JsonSchema } from './json-schema.js';
 import { parameterComponents } from './parameters.js';
 import { errorResponseComponents } from './responses.js';
 import { serviceOperations } from './service-operations.js';
-import { apiKeyCreated, authOperations } from './auth-operations.js';
+import { apiKeyCreated, authOperations, roleResourceOperations } from './auth-operations.js';
 import { BEARER_REQUIRED, securitySchemes } from './security.js';
 
 export type OpenApiDocument = JsonSchema & { paths: Record<string, Record<string, JsonSchema>>; components: { schemas: Record<string, JsonSchema>; parameters: Record<string, JsonSchema>; responses: Record<string, JsonSchema>; securitySchemes: Record<string, JsonSchema> } };
@@ -16,10 +16,11 @@ export type OpenApiDocument = JsonSchema & { paths: Record<string, Record<string
 /** The system collections of authentication (src/auth/system-collections.ts). */
 const USERS = 'users';
 const API_KEYS = 'apiKeys';
+const ROLES = 'roles';
 
 /**
- * Which collections and actions a caller may see. Authentication does not exist yet, so the
- * server passes none and everything is visible; a role's grants will plug in here.
+ * Which collections and actions a caller may see. The server passes none today: the document
+ * needs a token and describes everything (docs/auth.md); a role's grants could plug in here.
  */
 export interface Visibility {
   collection(name: string): boolean;
@@ -63,6 +64,7 @@ export function buildOpenApiDocument(snapshot: SchemaSnapshot, options: Document
   for (const { path, method, op } of serviceOperations(prefix)) addOperation(paths, path, method, op);
   const users = snapshot.get(USERS);
   if (users !== undefined) for (const { path, method, op } of authOperations(prefix, users)) addOperation(paths, path, method, op);
+  if (snapshot.get(ROLES) !== undefined) for (const { path, method, op } of roleResourceOperations(prefix)) addOperation(paths, path, method, op);
 
   const collections = [...snapshot.collections.values()].sort((a, b) => a.name.localeCompare(b.name));
   // Rows embed their associations' targets: every target reachable from a visible collection is described.

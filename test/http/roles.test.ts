@@ -158,6 +158,58 @@ for (const dialect of DIALECTS) {
       expect(keys(full.body.data[0].comments[0])).toEqual(expect.arrayContaining(['body', 'id', 'postId', 'visible']));
     });
 
+    it('roles/<role>/resources: list, get, create, update and destroy a role\'s grants per collection; they take effect', async () => {
+      const root = ctx.api;
+      expect((await root.post('/api/roles:create', { name: 'editor', strategy: { actions: ['view'] } })).status).toBe(201);
+      expect((await root.post('/api/users:create', { email: 'editor@corral.test', password: 'editor-password', roles: ['editor'] })).status).toBe(201);
+      const editor = as('editor');
+      expect(titlesOf(await editor.get('/api/posts:list'))).toEqual(['mine', 'theirs']);
+      const base = '/api/roles/editor/resources';
+      expect((await root.get(`${base}:list`)).body).toEqual({ data: [] });
+
+      const grant = { name: 'posts', actions: [{ name: 'view', filter: { title: 'mine' } }] };
+      const created = await root.post(`${base}:create`, grant);
+      expect(created.status, created.text).toBe(201);
+      expect(created.body.data).toEqual(grant);
+      expect(created.headers.location).toBe('/api/roles/editor/resources/posts');
+      expect((await root.get(`${base}:list`)).body.data).toEqual([grant]);
+      expect((await root.get(`${base}:get/posts`)).body.data).toEqual(grant);
+      expect((await root.get('/api/roles:get/editor')).body.data.resources).toEqual([grant]);
+      expect(titlesOf(await editor.get('/api/posts:list'))).toEqual(['mine']);
+
+      const widened = { actions: [{ name: 'view', fields: ['id', 'title'] }] };
+      const updated = await root.post(`${base}:update/posts`, widened);
+      expect(updated.status, updated.text).toBe(200);
+      expect(updated.body.data).toEqual({ name: 'posts', ...widened });
+      const listed = await editor.get('/api/posts:list?sort=id');
+      expect(listed.body.data).toEqual([{ id: posts.mine, title: 'mine' }, { id: posts.theirs, title: 'theirs' }]);
+
+      // Refusals, table-driven: [who, method, url, body, status, code].
+      const refusals: Array<[TestApi, string, string, unknown, number, string]> = [
+        [root, 'POST', `${base}:create`, grant, 409, 'UNIQUE_VIOLATION'],
+        [root, 'GET', `${base}:get/comments`, undefined, 404, 'RECORD_NOT_FOUND'],
+        [root, 'POST', `${base}:update/comments`, widened, 404, 'RECORD_NOT_FOUND'],
+        [root, 'GET', '/api/roles/nobody/resources:list', undefined, 404, 'RECORD_NOT_FOUND'],
+        [root, 'POST', `${base}:create`, { name: 'nowhere', actions: [] }, 400, 'VALIDATION_FAILED'],
+        [root, 'POST', `${base}:create`, { name: 'comments', actions: [{ name: 'fly' }] }, 400, 'VALIDATION_FAILED'],
+        [root, 'POST', `${base}:create`, { name: 'comments', actions: [{ name: 'view', fields: ['colour'] }] }, 400, 'VALIDATION_FAILED'],
+        [root, 'POST', `${base}:create`, { name: 'comments', actions: [{ name: 'view', filter: { colour: 'red' } }] }, 400, 'FILTER_UNKNOWN_FIELD'],
+        [reader, 'GET', `${base}:list`, undefined, 403, 'FORBIDDEN'],
+        [reader, 'POST', `${base}:create`, { name: 'comments', actions: [{ name: 'view' }] }, 403, 'FORBIDDEN'],
+        // userAdmin may update roles but holds no destroy on posts: it cannot grant it.
+        [userAdmin, 'POST', `${base}:update/posts`, { actions: [{ name: 'destroy' }] }, 403, 'FORBIDDEN'],
+        [userAdmin, 'POST', '/api/roles/userAdmin/resources:create', { name: 'comments', actions: [{ name: 'view' }] }, 403, 'FORBIDDEN'],
+      ];
+      for (const [who, method, url, body, status, code] of refusals) expectError(await who.request(method, url, body), status, code);
+      expect((await root.get(`${base}:get/posts`)).body.data).toEqual({ name: 'posts', ...widened });
+
+      const destroyed = await root.post(`${base}:destroy/posts`);
+      expect(destroyed.body).toEqual({ data: 1 });
+      expect((await root.post(`${base}:destroy/posts`)).body).toEqual({ data: 0 });
+      expect((await root.get(`${base}:list`)).body.data).toEqual([]);
+      expect(titlesOf(await editor.get('/api/posts:list'))).toEqual(['mine', 'theirs']);
+    });
+
     it('X-Role picks one of the user\'s roles; the default is their union', async () => {
       const both = as('both');
       expect(titlesOf(await both.get('/api/posts:list'))).toEqual(['mine', 'theirs']);
