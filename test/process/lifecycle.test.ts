@@ -38,6 +38,10 @@ describe('start-up refusals', () => {
     { setting: 'LOG_LEVEL', env: { LOG_LEVEL: 'loud' } },
     { setting: 'CORRAL_SCHEMA_POLL_MS', env: { CORRAL_SCHEMA_POLL_MS: '10' } },
     { setting: 'CORRAL_BODY_LIMIT', env: { CORRAL_BODY_LIMIT: 'lots' } },
+    // Authentication off opens every route: refused unless the server listens on loopback only.
+    { setting: 'CORRAL_AUTH', env: { CORRAL_AUTH: 'off', HOST: '0.0.0.0' } },
+    { setting: 'CORRAL_AUTH', env: { CORRAL_AUTH: 'off', HOST: '192.0.2.10' } },
+    { setting: 'CORRAL_AUTH', env: { CORRAL_AUTH: 'maybe' } },
   ];
   for (const { setting, env } of cases) {
     it(`bad ${setting} (${JSON.stringify(env)}) exits 1 with one line naming it`, async () => {

@@ -1,0 +1,16 @@
+import Database from 'better-sqlite3';
+const db = new Database(':memory:');
+db.exec('create table posts (id integer primary key autoincrement, title text, body text, views integer, status text, authorId integer, createdAt text, updatedAt text)');
+const ins = db.prepare('insert into posts (title, body, views, status, authorId, createdAt, updatedAt) values (?,?,?,?,?,?,?)');
+db.transaction(() => { for (let i = 0; i < 10000; i++) ins.run('title ' + i, 'body '.repeat(40), i % 1000, i % 2 ? 'published' : 'draft', i % 100, '2026-01-01', '2026-01-01'); })();
+const q = (sql, ...a) => { const st = db.prepare(sql); const t = process.hrtime.bigint(); for (let i = 0; i < 2000; i++) st.all(...a); return Number(process.hrtime.bigint() - t) / 2000 / 1000; };
+console.log('count', q('select count(*) from posts'));
+console.log('count id>0', q('select count(*) from posts where id > ?', 0));
+console.log('count (id>0) and true', q('select count(*) from posts where (id > ?)', 0));
+console.log('count id>=1', q('select count(*) from "posts" where "posts"."id" > ?', 0));
+console.log('list', q('select * from posts order by id desc limit 20'));
+console.log('list id>0', q('select * from posts where id > ? order by id desc limit 20', 0));
+console.log('count id not null', q('select count(*) from posts where id is not null'));
+console.log('count 1=1', q('select count(*) from posts where 1 = 1'));
+console.log('count ?=?', q('select count(*) from posts where ? = ?', 1, 1));
+console.log('count indexed authorId<=', q('select count(*) from posts where authorId <= ?', 1000));
