@@ -140,3 +140,18 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+for (const dialect of DIALECTS) {
+  describe(`CORRAL_AUTH=off on ${dialect} (local development, loopback only)`, () => {
+    const ctx = useDialectApp(dialect, { auth: { enabled: false, rootEmail: TEST_ROOT.email, rootPassword: TEST_ROOT.password, tokenTtlSeconds: 3600 } });
+
+    it('opens every route without a token, the document included; the auth actions are not there', async () => {
+      const client = apiFor(ctx.built, null);
+      expect((await client.post('/api/collections:create', { name: 'notes', fields: [{ name: 'title', type: 'string' }] })).status).toBe(201);
+      expect((await client.post('/api/notes:create', { title: 'open' })).status).toBe(201);
+      expect((await client.get('/api/notes:list')).body.data.map((note: { title: string }) => note.title)).toEqual(['open']);
+      expect((await client.get('/api/openapi.json')).status).toBe(200);
+      expectError(await client.post('/api/auth:signIn', { account: TEST_ROOT.email, password: TEST_ROOT.password }), 404, 'ACTION_NOT_FOUND');
+    });
+  });
+}
