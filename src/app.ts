@@ -146,7 +146,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const database = await openDatabase(config.database, { connectMs: config.dbConnectTimeoutMs, statementMs: config.dbStatementTimeoutMs }, app.log);
   const schema = new SchemaManager(database, app.log);
   const store = new Store(database, { cursorSecret: config.cursorSecret, ...options.store });
-  const authenticator = config.auth.enabled ? new Authenticator(database, config.auth, () => schema.snapshot) : undefined;
+  const authenticator = config.auth.enabled ? new Authenticator(database, config.auth, () => schema.snapshot, app.log) : undefined;
   try {
     await schema.init();
     if (config.schemaFile !== undefined) {

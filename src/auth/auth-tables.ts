@@ -47,15 +47,17 @@ export async function loadSecret(db: Db, configured: string | undefined): Promis
   if (configured !== undefined) return new TextEncoder().encode(configured);
   const read = async () => (await db.selectFrom(SECRET_TABLE).select('secret').where('id', '=', 1).executeTakeFirst())?.secret as string | undefined;
   let secret = await read();
+  let insertError: unknown;
   if (secret === undefined) {
     try {
       await db.insertInto(SECRET_TABLE).values({ id: 1, secret: randomBytes(SECRET_BYTES).toString('base64url') }).execute();
-    } catch {
-      // Another node stored its secret first: use that one.
+    } catch (error) {
+      // Another node may have stored its secret first: then the read below finds that one.
+      insertError = error;
     }
     secret = await read();
   }
-  if (secret === undefined) throw new Error('the auth secret could not be stored');
+  if (secret === undefined) throw new Error('the auth secret could not be stored', { cause: insertError });
   return new TextEncoder().encode(secret);
 }
 

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import type { FastifyBaseLogger } from 'fastify';
 import type { AuthConfig } from '../config/config.js';
 import type { Database } from '../db/database.js';
 import { ApiError } from '../errors/api-error.js';
@@ -62,12 +63,15 @@ export class Authenticator {
     private readonly database: Database,
     private readonly config: AuthConfig,
     private readonly snapshot: () => SchemaSnapshot,
+    private readonly log?: FastifyBaseLogger,
   ) {}
 
   async init(pollMs: number): Promise<void> {
     this.#secret = await loadSecret(this.database.db, this.config.secret);
     await this.refreshRevocations();
-    this.#timer = setInterval(() => void this.refreshRevocations().catch(() => undefined), pollMs);
+    this.#timer = setInterval(() => {
+      this.refreshRevocations().catch((error: unknown) => this.log?.warn({ err: error }, 'reading new token revocations failed; trying again at the next poll'));
+    }, pollMs);
     this.#timer.unref();
   }
 

@@ -85,13 +85,14 @@ export async function ensureAuthCollections(
       }
     }
   }
-  const role = await db.selectFrom(ROLES).select('name').where('name', '=', ROOT_ROLE).executeTakeFirst();
-  if (role === undefined) {
-    await db
-      .insertInto(ROLES)
-      .values(encode(ROLES, { name: ROOT_ROLE, title: 'Root', strategy: { actions: [...GRANT_ACTIONS] } }))
-      .execute()
-      .catch(() => undefined); // a concurrent first start inserted it
+  const rootRole = () => db.selectFrom(ROLES).select('name').where('name', '=', ROOT_ROLE).executeTakeFirst();
+  if ((await rootRole()) === undefined) {
+    try {
+      await db.insertInto(ROLES).values(encode(ROLES, { name: ROOT_ROLE, title: 'Root', strategy: { actions: [...GRANT_ACTIONS] } })).execute();
+    } catch (error) {
+      // A concurrent first start may have inserted it: fine if it is there now.
+      if ((await rootRole()) === undefined) throw error;
+    }
   }
   const anyUser = await db.selectFrom(USERS).select('id').limit(1).executeTakeFirst();
   if (anyUser !== undefined) return;
