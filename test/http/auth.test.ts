@@ -95,6 +95,15 @@ for (const dialect of DIALECTS) {
       expect((await client.request('GET', '/api/posts:list', undefined, { authorization: `Bearer ${good}` })).status).toBe(200);
     });
 
+    it('a verified token is reused only until it expires', async () => {
+      const client = anonymous();
+      const short = await ctx.built.auth!.sign({ sub: '1' }, 1);
+      const send = () => client.request('GET', '/api/posts:count', undefined, { authorization: `Bearer ${short}` });
+      expect((await send()).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      expectError(await send(), 401, 'AUTH_INVALID_TOKEN');
+    });
+
     it('revokes a token at sign-out, and only that token', async () => {
       const client = anonymous();
       const signIn = async () => (await client.post('/api/auth:signIn', { account: 'root', password: TEST_ROOT.password })).body.data.token as string;
