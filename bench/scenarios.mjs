@@ -13,6 +13,9 @@
 //            random seeded post id, ctx.authorId() a random author id, ctx.int(n) 0..n-1,
 //            ctx.posts the number of seeded posts.
 //            A body is an object; it is sent as JSON.
+//   as       'scoped' to send the requests as a user whose role reaches posts only through a
+//            row filter (bench/lib/auth.mjs); by default they are sent as root. Every request
+//            carries a bearer token either way.
 //
 // The baseline (bench/baseline/server.mjs) must serve the same URL with the same answer: a
 // new scenario usually needs a route there too. Before measuring, the bench sends one request
@@ -44,6 +47,7 @@ const FILTER = encodeURIComponent(JSON.stringify({ views: { $gt: 500 }, status: 
 export const SCENARIOS = [
   { name: 'get', target: 1.25, request: (ctx) => ({ method: 'GET', path: `/api/posts:get/${ctx.postId()}` }) },
   { name: 'list', target: 1.35, request: () => ({ method: 'GET', path: '/api/posts:list?pageSize=20&sort=-id' }) },
+  { name: 'list-scoped', target: 1.35, as: 'scoped', request: () => ({ method: 'GET', path: '/api/posts:list?pageSize=20&sort=-id' }) },
   { name: 'filter', target: 1.35, request: () => ({ method: 'GET', path: `/api/posts:list?filter=${FILTER}&pageSize=20` }) },
   {
     name: 'create',

@@ -3,7 +3,12 @@ import { readFile } from 'node:fs/promises';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import qs from 'qs';
-import type { ActionResult } from './actions/action-context.js';
+import type { ActionContext, ActionResult } from './actions/action-context.js';
+import { ensureAuthTables } from './auth/auth-tables.js';
+import { Authenticator } from './auth/authenticator.js';
+import { authorize } from './auth/authorize.js';
+import { combineScopes } from './auth/permissions.js';
+import { API_KEYS, ensureAuthCollections, ROLES, USERS } from './auth/system-collections.js';
 import { resolveResource } from './actions/action-registry.js';
 import type { Config } from './config/config.js';
 import { openDatabase, type Database } from './db/database.js';
@@ -31,6 +36,8 @@ export interface BuiltApp {
   schema: SchemaManager;
   /** The data-access layer: register commit hooks here (`store.afterCommit(hook)`). */
   store: Store;
+  /** Signs tokens in and out; absent with CORRAL_AUTH=off. */
+  auth?: Authenticator;
   /** Stops schema polling, finishes in-flight requests, closes the pool. */
   close(): Promise<void>;
 }
@@ -139,6 +146,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const database = await openDatabase(config.database, { connectMs: config.dbConnectTimeoutMs, statementMs: config.dbStatementTimeoutMs }, app.log);
   const schema = new SchemaManager(database, app.log);
   const store = new Store(database, { cursorSecret: config.cursorSecret, log: app.log, ...options.store });
+  const authenticator = config.auth.enabled ? new Authenticator(database, config.auth, () => schema.snapshot, app.log) : undefined;
   try {
     await schema.init();
     if (config.schemaFile !== undefined) {
@@ -153,11 +161,20 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         throw new Error(`CORRAL_SCHEMA: ${error instanceof ApiError ? error.message : String(error)}`);
       });
     }
+    await ensureAuthTables(database.db, database.dialect, database.mysqlCollation);
+    await ensureAuthCollections(schema, database, { email: config.auth.rootEmail, ...(config.auth.rootPassword === undefined ? {} : { password: config.auth.rootPassword }) }, app.log);
+    await authenticator?.init(config.schemaPollMs);
   } catch (error) {
     await database.close().catch((closeError: unknown) => app.log.error({ err: closeError }, 'closing the database after a failed start failed'));
     throw error;
   }
   schema.startPolling(config.schemaPollMs);
+  if (authenticator !== undefined) {
+    // A user's roles (and the fields scope filters read) apply on this node from the next request.
+    store.afterCommit((changes) => {
+      if (changes.get(USERS) ?? changes.get(ROLES) ?? changes.get(API_KEYS)) authenticator.forgetUsers();
+    });
+  }
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
@@ -177,6 +194,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     if (parsed === null) return done(new ApiError('BODY_INVALID', 'the body must not be null'), undefined);
     if (jsonDepthOver(parsed, MAX_BODY_DEPTH)) return done(new ApiError('BODY_INVALID', `the body nests deeper than ${MAX_BODY_DEPTH} levels`), undefined);
     done(null, parsed);
+  });
+
+  // axios (the NocoBase SDK) labels a body-less POST such as auth:signOut as a form: accept it when empty.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    if ((typeof body === 'string' ? body : body.toString('utf8')) === '') return done(null, undefined);
+    done(new ApiError('UNSUPPORTED_MEDIA_TYPE'), undefined);
   });
 
   let closing = false;
@@ -243,20 +266,30 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const prefix = config.apiPrefix;
   // The API description and its reference page, generated from the live schema (API.md §10).
-  registerOpenApiRoutes(app, schema, prefix);
+  registerOpenApiRoutes(
+    app,
+    schema,
+    prefix,
+    authenticator === undefined ? undefined : (request) => authenticator.authenticate(request.headers.authorization, headerText(request.headers['x-role'])),
+  );
 
   const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const rawPath = request.url.split('?', 1)[0]!.slice(prefix.length + 1);
     const path = parseResourcePath(rawPath);
     if (path === undefined) throw new ApiError('ROUTE_NOT_FOUND', `no route for ${request.method} ${prefix}/${rawPath}`);
-    const runAction = (): Promise<ActionResult> => {
+    const isPublic = path.association === undefined && path.sourceKey === undefined
+      && ((path.collection === 'auth' && path.action === 'signIn') || (path.collection === 'app' && path.action === 'getInfo'));
+    const principal = authenticator === undefined || isPublic
+      ? undefined
+      : await authenticator.authenticate(request.headers.authorization, headerText(request.headers['x-role']));
+    const runAction = async (): Promise<ActionResult> => {
       const snapshot = schema.snapshot;
       const resource = resolveResource(path, snapshot);
       const action = resource.action(path.action ?? restAction(request.method, path.key !== undefined, resource.toOne));
       checkMethod(action.kind, request.method);
       const params = parseQueryParams((request.query ?? {}) as Record<string, unknown>, request.headers);
       const keys = mergeKeys(path.key, params.filterByTk);
-      const apiRequest: ApiRequest = {
+      let apiRequest: ApiRequest = {
         id: request.id,
         method: request.method,
         path,
@@ -264,9 +297,23 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         ...(keys === undefined ? {} : { keys }),
         params,
         body: request.body,
+        ...(principal === undefined ? {} : { principal }),
       };
-      const scopes = store.scopesFor(apiRequest, snapshot);
-      return action.run({ request: apiRequest, store, scopes, schema, snapshot, log: request.log });
+      let scopes = store.scopesFor(apiRequest, snapshot);
+      if (principal !== undefined && authenticator !== undefined) {
+        const authorized = authorize(await authenticator.access(principal), apiRequest, snapshot);
+        apiRequest = authorized.request;
+        scopes = combineScopes(scopes, authorized.scopes);
+        if (path.collection === API_KEYS && path.association === undefined && action.name === 'create') {
+          const created = await authenticator.createApiKey(principal, apiRequest.body);
+          return { kind: 'created', item: created, location: [API_KEYS, String(created.id)] };
+        }
+      }
+      const context: ActionContext = {
+        request: apiRequest, store, scopes, schema, snapshot, log: request.log,
+        ...(authenticator === undefined ? {} : { auth: { authenticator, address: request.ip } }),
+      };
+      return action.run(context);
     };
     const result = await retryIfSchemaMoved(runAction, schema, database.dialect, request.log);
     return renderResult(result, reply, prefix);
@@ -279,14 +326,21 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     database,
     schema,
     store,
+    ...(authenticator === undefined ? {} : { auth: authenticator }),
     close: async () => {
       if (closed) return;
       closed = true;
       closing = true;
       connections.drain();
       schema.stopPolling();
+      authenticator?.stop();
       await app.close();
       await database.close();
     },
   };
+}
+
+/** A header sent once (a repeated one counts as absent). */
+function headerText(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
 }

@@ -5,7 +5,7 @@
  */
 import cluster from 'node:cluster';
 import { access, constants } from 'node:fs/promises';
-import { APPLIES_SCHEMA_ENV, runPrimary, SHUTDOWN_MESSAGE } from './cluster/run-primary.js';
+import { APPLIES_SCHEMA_ENV, isRevokedMessage, REVOKED_MESSAGE, runPrimary, SHUTDOWN_MESSAGE, type RevokedMessage } from './cluster/run-primary.js';
 import type { Config } from './config/config.js';
 import { loadConfig } from './config/load-config.js';
 import { CORRAL_VERSION } from './version.js';
@@ -39,6 +39,11 @@ Environment only:
   CORRAL_ALLOWED_HOSTS        extra Host names on a loopback listener, comma list (default none)
   CORRAL_WORKERS              worker processes sharing the port, 1-256 (default: the number
                               of cores; 1 serves from one process; sqlite::memory: forces 1)
+  CORRAL_AUTH                 on (default) or off; off is refused unless HOST is loopback
+  CORRAL_ROOT_EMAIL           root user's email at first start (default root@localhost)
+  CORRAL_ROOT_PASSWORD        root user's password at first start (default: generated, printed once)
+  CORRAL_AUTH_SECRET          token signing secret, 32+ characters (default: generated, kept in the database)
+  CORRAL_TOKEN_TTL_SECONDS    sign-in token lifetime, 60-31622400 (default 604800)
 `;
 
 export async function main(argv: string[], env: Record<string, string | undefined>): Promise<void> {
@@ -156,6 +161,12 @@ async function start(config: Config): Promise<void> {
   if (cluster.isWorker) {
     process.on('message', (message: unknown) => {
       if (message === SHUTDOWN_MESSAGE) shutDown('shutdown request from the primary');
+      // Another worker's sign-out: the token stops working here too, at once.
+      else if (isRevokedMessage(message)) built.auth?.noteRevoked(message.jti, message.expiresAt);
+    });
+    built.auth?.onRevoked((jti, expiresAt) => {
+      const message: RevokedMessage = { type: REVOKED_MESSAGE, jti, expiresAt };
+      process.send?.(message);
     });
   }
 }

@@ -5,6 +5,7 @@
 //
 // env: PORT, HOST, DATABASE_URL (sqlite:<file> | postgres://…), POOL_SIZE (PostgreSQL, default 10)
 import Fastify from 'fastify';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 // The very list Corral applies, so the two servers run SQLite the same way.
 import { SQLITE_PRAGMAS } from '../../dist/db/database.js';
 import { postCursor } from '../scenarios.mjs';
@@ -107,6 +108,36 @@ const store = url.startsWith('sqlite:')
       })();
 
 const app = Fastify({ logger: false });
+
+// Every /api route needs the same kind of bearer token Corral issues: an HS256 JWT signed with
+// the same secret. The simplest correct check: header says HS256, the HMAC matches (compared in
+// constant time), the payload has not expired. No library, no cache.
+const secret = process.env.AUTH_SECRET ?? '';
+const HS256_HEADER = /^\{"alg":"HS256"(,"typ":"JWT")?\}$/;
+function validToken(authorization) {
+  const token = /^Bearer (\S+)$/.exec(authorization ?? '')?.[1];
+  if (token === undefined) return false;
+  const parts = token.split('.');
+  if (parts.length !== 3) return false;
+  const [header, payload, signature] = parts;
+  if (!HS256_HEADER.test(Buffer.from(header, 'base64url').toString())) return false;
+  const expected = createHmac('sha256', secret).update(`${header}.${payload}`).digest();
+  const given = Buffer.from(signature, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return false;
+  let claims;
+  try {
+    claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+  } catch {
+    return false; // not JSON: not a token
+  }
+  return typeof claims?.exp === 'number' && claims.exp * 1000 > Date.now();
+}
+app.addHook('onRequest', async (request, reply) => {
+  if (!request.url.startsWith('/api/')) return;
+  if (!validToken(request.headers.authorization)) {
+    return reply.code(401).send({ errors: [{ code: 'AUTH_INVALID_TOKEN', message: 'The token is invalid or expired' }] });
+  }
+});
 
 const notFound = (reply) => reply.code(404).send({ errors: [{ code: 'NOT_FOUND', message: 'not found' }] });
 const badRequest = (reply, message) => reply.code(400).send({ errors: [{ code: 'PARAM_INVALID', message }] });

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import { authHeaders } from './auth.mjs';
 
 const children = new Set();
 /** `--pin`: the CPU the servers run on; the bench itself takes the others. */
@@ -82,7 +83,7 @@ export function startProcess({ name, nodeArgs = [], script, args = [], env, cwd,
 }
 
 /** One HTTP request; resolves `{ status, body }` (body parsed as JSON when possible). */
-export function request(baseUrl, method, path, body) {
+export function request(baseUrl, method, path, body, headers = authHeaders()) {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = http.request(
@@ -90,7 +91,7 @@ export function request(baseUrl, method, path, body) {
       {
         method,
         agent: false,
-        headers: payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+        headers: { ...headers, ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }) },
       },
       (res) => {
         const chunks = [];

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Readable } from 'node:stream';
+import type { Authenticator } from '../auth/authenticator.js';
 import type { ApiRequest } from '../request/api-request.js';
 import type { SchemaManager } from '../schema/schema-manager.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
@@ -16,6 +17,8 @@ export interface ActionContext {
   /** The schema as it was when the request arrived. */
   readonly snapshot: SchemaSnapshot;
   readonly log: FastifyBaseLogger;
+  /** The authenticator and the client's address; absent with CORRAL_AUTH=off. */
+  readonly auth?: { readonly authenticator: Authenticator; readonly address: string };
 }
 
 /** One object of an answer: a decoded item, or a schema definition. */

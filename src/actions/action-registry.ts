@@ -5,6 +5,8 @@ import type { Collection } from '../schema/collection.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import type { ActionContext, ActionResult } from './action-context.js';
 import { appActions } from './app-actions.js';
+import { authActions } from './auth-actions.js';
+import { roleResourcesActions } from './role-resources-actions.js';
 import { ASSOCIATION_ACTIONS } from './association-actions.js';
 import { LINK_ACTIONS } from './link-actions.js';
 import { countAction } from './count-action.js';
@@ -29,6 +31,9 @@ const ACTION_KINDS = {
   count: 'readOrPost',
   getInfo: 'readOrPost',
   export: 'read',
+  signIn: 'write',
+  check: 'readOrPost',
+  signOut: 'write',
   create: 'write',
   update: 'write',
   destroy: 'write',
@@ -87,6 +92,7 @@ export function resolveResource(path: ResourcePath, snapshot: SchemaSnapshot): R
   const { collection: name, association } = path;
   const table = (actions: Partial<Record<string, Run>>, resource: string): Resource => ({ toOne: false, action: (action) => pick(actions, action, resource) });
   if (name === 'app' && association === undefined) return table(appActions, 'app');
+  if (name === 'auth' && association === undefined) return table(authActions, 'auth');
   if (name === 'collections') {
     if (association === undefined) return table(collectionsActions, 'collections');
     if (association === 'fields') return table(fieldsActions, 'fields');
@@ -94,6 +100,8 @@ export function resolveResource(path: ResourcePath, snapshot: SchemaSnapshot): R
   }
   const collection = snapshot.get(name);
   if (collection === undefined) throw new ApiError('COLLECTION_NOT_FOUND', `collection ${name} does not exist`);
+  // A role's per-collection grants (API.md §9), kept in its `resources` field.
+  if (name === 'roles' && association === 'resources') return table(roleResourcesActions, 'roles.resources');
   if (association === undefined) {
     return {
       toOne: false,

@@ -17,6 +17,21 @@ export const WORKER_SLOT_ENV = 'CORRAL_WORKER_SLOT';
 export const APPLIES_SCHEMA_ENV = 'CORRAL_WORKER_APPLIES_SCHEMA';
 /** The primary's message asking a worker to shut down gracefully. */
 export const SHUTDOWN_MESSAGE = 'corral:shutdown';
+/**
+ * A worker's sign-out, passed on by the primary to every other worker so the token stops
+ * working on all of them at once (other nodes see it on their next revocation poll).
+ */
+export const REVOKED_MESSAGE = 'corral:revoked';
+export interface RevokedMessage {
+  type: typeof REVOKED_MESSAGE;
+  jti: string;
+  expiresAt: number;
+}
+export function isRevokedMessage(message: unknown): message is RevokedMessage {
+  if (typeof message !== 'object' || message === null) return false;
+  const { type, jti, expiresAt } = message as Record<string, unknown>;
+  return type === REVOKED_MESSAGE && typeof jti === 'string' && typeof expiresAt === 'number';
+}
 /** More unexpected worker exits than this within CRASH_WINDOW_MS: a crash loop, give up. */
 export const CRASH_LIMIT = 5;
 export const CRASH_WINDOW_MS = 60_000;
@@ -55,6 +70,10 @@ export async function runPrimary(config: Config): Promise<void> {
       entry.listening = true;
     });
     entry.worker.once('exit', (code, signal) => onExit(entry, code, signal));
+    entry.worker.on('message', (message: unknown) => {
+      if (!isRevokedMessage(message)) return;
+      for (const other of slots.values()) if (other !== entry && other.worker.isConnected()) other.worker.send(message);
+    });
     // A message to a worker that is going away fails; its exit is handled above.
     entry.worker.on('error', () => undefined);
     return entry;

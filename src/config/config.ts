@@ -34,6 +34,20 @@ export interface Config {
   workers: number;
   /** Signs list cursors; unset means a random secret stored once in the database. */
   cursorSecret?: string;
+  auth: AuthConfig;
+}
+
+/** Authentication settings (docs/auth.md). */
+export interface AuthConfig {
+  /** false only with CORRAL_AUTH=off, which load-config refuses on a non-loopback host. */
+  enabled: boolean;
+  /** Root credentials used when the users collection is created (first start). */
+  rootEmail: string;
+  rootPassword?: string;
+  /** Token signing secret; when unset one is generated once and kept in the database. */
+  secret?: string;
+  /** Lifetime of a sign-in token. */
+  tokenTtlSeconds: number;
 }
 
 export const DEFAULT_CONFIG = {
@@ -48,4 +62,6 @@ export const DEFAULT_CONFIG = {
   poolSize: 10,
   dbConnectTimeoutMs: 5000,
   dbStatementTimeoutMs: 30_000,
+  rootEmail: 'root@localhost',
+  tokenTtlSeconds: 7 * 24 * 3600,
 } as const;

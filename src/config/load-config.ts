@@ -39,6 +39,11 @@ export const DB_STATEMENT_TIMEOUT_MS_MIN = 100;
 export const DB_STATEMENT_TIMEOUT_MS_MAX = 86_400_000; // a day
 export const WORKERS_MIN = 1;
 export const WORKERS_MAX = 256;
+export const TOKEN_TTL_SECONDS_MIN = 60;
+export const TOKEN_TTL_SECONDS_MAX = 366 * 24 * 3600;
+/** A shorter secret is easy to guess offline from one token. */
+export const AUTH_SECRET_MIN_LENGTH = 32;
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
 
 /** Env names of every setting; flags map onto some of them. */
 type Setting =
@@ -52,6 +57,11 @@ type Setting =
   | 'CORRAL_DB_POOL_SIZE'
   | 'CORRAL_SHUTDOWN_TIMEOUT_MS'
   | 'CORRAL_SCHEMA_POLL_MS'
+  | 'CORRAL_AUTH'
+  | 'CORRAL_ROOT_EMAIL'
+  | 'CORRAL_ROOT_PASSWORD'
+  | 'CORRAL_AUTH_SECRET'
+  | 'CORRAL_TOKEN_TTL_SECONDS'
   | 'CORRAL_DB_CONNECT_TIMEOUT_MS'
   | 'CORRAL_DB_STATEMENT_TIMEOUT_MS'
   | 'CORRAL_CORS_ORIGINS'
@@ -202,12 +212,36 @@ function buildConfig(lookup: Lookup): Config {
     allowedHosts: allowedHosts(lookup('CORRAL_ALLOWED_HOSTS')),
     // An in-memory database lives in one process: workers would each see their own, empty one.
     workers: db.dialect === 'sqlite' && db.file === ':memory:' ? 1 : workers,
+    auth: auth(lookup),
   };
+  if (!config.auth.enabled && !LOOPBACK_HOSTS.has(config.host) && !config.host.startsWith('127.')) {
+    throw new ConfigError(`CORRAL_AUTH=off opens every route, so it is refused unless HOST is loopback (got ${quote(config.host)})`);
+  }
   const schema = lookup('CORRAL_SCHEMA');
   if (schema !== undefined) config.schemaFile = schema.value;
   const cursorSecret = lookup('CORRAL_CURSOR_SECRET');
   if (cursorSecret !== undefined && cursorSecret.value !== '') config.cursorSecret = cursorSecret.value;
   return config;
+}
+
+function auth(lookup: Lookup): Config['auth'] {
+  const mode = lookup('CORRAL_AUTH');
+  if (mode !== undefined && mode.value !== 'on' && mode.value !== 'off') {
+    throw new ConfigError(`${mode.name} must be on or off (got ${quote(mode.value)})`);
+  }
+  const result: Config['auth'] = {
+    enabled: mode?.value !== 'off',
+    rootEmail: lookup('CORRAL_ROOT_EMAIL')?.value ?? DEFAULT_CONFIG.rootEmail,
+    tokenTtlSeconds: integer(lookup('CORRAL_TOKEN_TTL_SECONDS'), DEFAULT_CONFIG.tokenTtlSeconds, TOKEN_TTL_SECONDS_MIN, TOKEN_TTL_SECONDS_MAX),
+  };
+  const password = lookup('CORRAL_ROOT_PASSWORD');
+  if (password !== undefined) result.rootPassword = password.value;
+  const secret = lookup('CORRAL_AUTH_SECRET');
+  if (secret !== undefined) {
+    if (secret.value.length < AUTH_SECRET_MIN_LENGTH) throw new ConfigError(`${secret.name} must be at least ${AUTH_SECRET_MIN_LENGTH} characters`);
+    result.secret = secret.value;
+  }
+  return result;
 }
 
 function integer(raw: Raw | undefined, fallback: number, min: number, max: number): number {

@@ -8,12 +8,19 @@ import { ref, type JsonSchema } from './json-schema.js';
 import { parameterComponents } from './parameters.js';
 import { errorResponseComponents } from './responses.js';
 import { serviceOperations } from './service-operations.js';
+import { apiKeyCreated, authOperations, roleResourceOperations } from './auth-operations.js';
+import { BEARER_REQUIRED, securitySchemes } from './security.js';
 
-export type OpenApiDocument = JsonSchema & { paths: Record<string, Record<string, JsonSchema>>; components: { schemas: Record<string, JsonSchema>; parameters: Record<string, JsonSchema>; responses: Record<string, JsonSchema> } };
+export type OpenApiDocument = JsonSchema & { paths: Record<string, Record<string, JsonSchema>>; components: { schemas: Record<string, JsonSchema>; parameters: Record<string, JsonSchema>; responses: Record<string, JsonSchema>; securitySchemes: Record<string, JsonSchema> } };
+
+/** The system collections of authentication (src/auth/system-collections.ts). */
+const USERS = 'users';
+const API_KEYS = 'apiKeys';
+const ROLES = 'roles';
 
 /**
- * Which collections and actions a caller may see. Authentication does not exist yet, so the
- * server passes none and everything is visible; a role's grants will plug in here.
+ * Which collections and actions a caller may see. The server passes none today: the document
+ * needs a token and describes everything (docs/auth.md); a role's grants could plug in here.
  */
 export interface Visibility {
   collection(name: string): boolean;
@@ -55,6 +62,9 @@ export function buildOpenApiDocument(snapshot: SchemaSnapshot, options: Document
   const schemas: Record<string, JsonSchema> = commonSchemas();
   const tags: JsonSchema[] = [];
   for (const { path, method, op } of serviceOperations(prefix)) addOperation(paths, path, method, op);
+  const users = snapshot.get(USERS);
+  if (users !== undefined) for (const { path, method, op } of authOperations(prefix, users)) addOperation(paths, path, method, op);
+  if (snapshot.get(ROLES) !== undefined) for (const { path, method, op } of roleResourceOperations(prefix)) addOperation(paths, path, method, op);
 
   const collections = [...snapshot.collections.values()].sort((a, b) => a.name.localeCompare(b.name));
   // Rows embed their associations' targets: every target reachable from a visible collection is described.
@@ -84,6 +94,12 @@ export function buildOpenApiDocument(snapshot: SchemaSnapshot, options: Document
     }
   }
 
+  const apiKeysCreate = paths[`${prefix}/${API_KEYS}:create`]?.post;
+  if (apiKeysCreate !== undefined) {
+    const responses = apiKeysCreate.responses as Record<string, JsonSchema>;
+    apiKeysCreate.responses = { ...responses, 201: apiKeyCreated() };
+  }
+
   return {
     openapi: OPENAPI_VERSION,
     info: {
@@ -92,12 +108,14 @@ export function buildOpenApiDocument(snapshot: SchemaSnapshot, options: Document
       description:
         `Generated from the live schema (version ${snapshot.version}). Action-style routes are described; ` +
         'the REST forms (`GET /api/posts/1`, `PUT /api/posts/1`, …) and the other methods an action accepts reach the same operations. ' +
-        'Every error answers the one `corral.Error` body.',
+        'Every error answers the one `corral.Error` body. Every operation needs `Authorization: Bearer <token>` ' +
+        '(from `auth:signIn` or an API key) unless it lists no security requirement.',
     },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
-    tags: [{ name: 'service' }, { name: 'schema' }, ...tags],
+    tags: [{ name: 'service' }, { name: 'auth' }, { name: 'schema' }, ...tags],
+    security: BEARER_REQUIRED,
     paths,
-    components: { schemas, parameters: parameterComponents(), responses: errorResponseComponents() },
+    components: { schemas, parameters: parameterComponents(), responses: errorResponseComponents(), securitySchemes: securitySchemes() },
   };
 }
 

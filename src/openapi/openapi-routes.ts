@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error.js';
 import type { SchemaManager } from '../schema/schema-manager.js';
 import { OpenApiCache, type Visibility } from './openapi-document.js';
@@ -34,19 +34,37 @@ function docsPage(prefix: string): string {
 
 /**
  * `GET <prefix>/openapi.json` (generated from the live schema, one document per schema version)
- * and `GET <prefix>/docs` (Swagger UI for it). Registered before the resource routes; both
- * are read-only and will stay open when authentication arrives (the document then narrows
- * to what the caller's role may use, through `visibility`).
+ * and `GET <prefix>/docs` (Swagger UI for it). Registered before the resource routes.
+ * `authenticate` (absent with CORRAL_AUTH=off) guards the document: it names every collection
+ * and field, so it needs a token like the data does (docs/auth.md). The page and its static
+ * files hold nothing of the schema and stay open; the page sends the token it was given in
+ * its URL fragment (`/api/docs#token=…`, never sent to the server) with its requests.
  */
-export function registerOpenApiRoutes(app: FastifyInstance, schema: SchemaManager, prefix: string, visibility?: Visibility): void {
+export function registerOpenApiRoutes(
+  app: FastifyInstance,
+  schema: SchemaManager,
+  prefix: string,
+  authenticate?: (request: FastifyRequest) => Promise<unknown>,
+  visibility?: Visibility,
+): void {
   const cache = new OpenApiCache({ prefix, ...(visibility === undefined ? {} : { visibility }) });
-  app.get(`${prefix}/openapi.json`, async (_request, reply) => reply.type('application/json; charset=utf-8').send(cache.get(schema.snapshot).text));
+  app.get(`${prefix}/openapi.json`, async (request, reply) => {
+    if (authenticate !== undefined) await authenticate(request);
+    return reply.type('application/json; charset=utf-8').send(cache.get(schema.snapshot).text);
+  });
 
   const uiDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const files = new Map<string, Buffer>();
   // validatorUrl null: Swagger UI would otherwise send the document to an outside validator.
+  // The token comes from the fragment (#token=…) once, then from this tab's sessionStorage.
   const init = Buffer.from(
-    `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(`${prefix}/openapi.json`)}, dom_id: '#swagger-ui', deepLinking: true, displayOperationId: true, validatorUrl: null, docExpansion: 'list' });\n`,
+    `(function () {\n` +
+      `  var given = /[#&]token=([^&]+)/.exec(location.hash);\n` +
+      `  if (given) { sessionStorage.setItem('corral.token', decodeURIComponent(given[1])); history.replaceState(null, '', location.pathname); }\n` +
+      `  var token = sessionStorage.getItem('corral.token');\n` +
+      `  window.ui = SwaggerUIBundle({ url: ${JSON.stringify(`${prefix}/openapi.json`)}, dom_id: '#swagger-ui', deepLinking: true, displayOperationId: true, validatorUrl: null, docExpansion: 'list',\n` +
+      `    requestInterceptor: function (request) { if (token && !request.headers.Authorization) request.headers.Authorization = 'Bearer ' + token; return request; } });\n` +
+      `})();\n`,
   );
   const page = docsPage(prefix);
   app.get(`${prefix}/docs`, async (_request, reply) => reply.type('text/html; charset=utf-8').send(page));

@@ -3,8 +3,12 @@ import { ERROR_SCHEMA } from './common-schemas.js';
 import { ref, type JsonSchema } from './json-schema.js';
 
 /** Every status an action of each kind can answer with an error body, besides its success. */
-export const READ_ERROR_STATUSES = [400, 403, 404, 405, 408, 413, 415, 431, 500, 503] as const;
-export const WRITE_ERROR_STATUSES = [400, 403, 404, 405, 408, 409, 413, 415, 431, 500, 503] as const;
+export const READ_ERROR_STATUSES = [400, 401, 403, 404, 405, 408, 413, 415, 431, 500, 503] as const;
+export const WRITE_ERROR_STATUSES = [400, 401, 403, 404, 405, 408, 409, 413, 415, 431, 500, 503] as const;
+/** A public operation (no token needed) never answers 401 AUTH_REQUIRED. */
+export const PUBLIC_READ_ERROR_STATUSES = READ_ERROR_STATUSES.filter((status) => status !== 401);
+/** `auth:signIn`: public, 401 for bad credentials, 429 when failed sign-ins are rate limited. */
+export const SIGN_IN_ERROR_STATUSES = [...WRITE_ERROR_STATUSES, 429].sort((a, b) => a - b);
 /** The change feed also answers 410 when a resume id is older than the events kept. */
 export const FEED_ERROR_STATUSES = [...READ_ERROR_STATUSES, 410].sort((a, b) => a - b);
 
@@ -15,7 +19,7 @@ function codesFor(status: number): string[] {
     .map(([code]) => code);
 }
 
-const ALL_ERROR_STATUSES = [...new Set([...WRITE_ERROR_STATUSES, ...FEED_ERROR_STATUSES])].sort((a, b) => a - b);
+const ALL_ERROR_STATUSES = [...new Set([...WRITE_ERROR_STATUSES, ...FEED_ERROR_STATUSES, ...SIGN_IN_ERROR_STATUSES])].sort((a, b) => a - b);
 
 /** components.responses name of an error status; a dot keeps it apart from anything else. */
 const errorResponseName = (status: number): string => `corral.Error${status}`;

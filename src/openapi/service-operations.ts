@@ -1,7 +1,8 @@
 import { CHANGE_EVENT_SCHEMA, COLLECTION_SCHEMA, DELIVERY_SCHEMA, FIELD_SCHEMA, PAGE_META_SCHEMA, SIMPLE_PAGE_META_SCHEMA, WEBHOOK_SCHEMA, WEBHOOK_WRITE_SCHEMA } from './common-schemas.js';
 import { ANY_OBJECT, ref, type JsonSchema } from './json-schema.js';
 import { parameterRef, type QueryParameter } from './parameters.js';
-import { dataEnvelope, errorResponses, FEED_ERROR_STATUSES, jsonResponse, LOCATION_HEADER, READ_ERROR_STATUSES, WRITE_ERROR_STATUSES } from './responses.js';
+import { dataEnvelope, errorResponses, FEED_ERROR_STATUSES, jsonResponse, LOCATION_HEADER, PUBLIC_READ_ERROR_STATUSES, READ_ERROR_STATUSES, WRITE_ERROR_STATUSES } from './responses.js';
+import { PUBLIC } from './security.js';
 
 const LIST_QUERY: readonly QueryParameter[] = ['filter', 'fields', 'sort', 'page', 'pageSize', 'paginate', 'simplePaginate'];
 
@@ -69,31 +70,31 @@ export function serviceOperations(prefix: string): ServiceOp[] {
     {
       path: `${prefix}/app:getInfo`,
       method: 'get',
-      op: op('app.getInfo', 'service', 'Version and dialect (POST works too, as the NocoBase SDK sends it)', [], {
+      op: PUBLIC(op('app.getInfo', 'service', 'Version and dialect (POST works too, as the NocoBase SDK sends it)', [], {
         200: jsonResponse('`{data}`', dataEnvelope({
           type: 'object',
           required: ['name', 'version', 'dialect', 'schemaVersion'],
           additionalProperties: false,
           properties: { name: { type: 'string' }, version: { type: 'string' }, dialect: { type: 'string', enum: ['sqlite', 'postgres', 'mysql'] }, schemaVersion: { type: 'integer' } },
         })),
-        ...reads,
-      }),
+        ...errorResponses(PUBLIC_READ_ERROR_STATUSES),
+      })),
     },
     {
       path: '/healthz',
       method: 'get',
-      op: op('healthz', 'service', 'Alive', [], {
+      op: PUBLIC(op('healthz', 'service', 'Alive', [], {
         200: jsonResponse('alive', dataEnvelope({ type: 'object', required: ['status'], additionalProperties: false, properties: { status: { const: 'ok' } } })),
         ...errorResponses([503]),
-      }),
+      })),
     },
     {
       path: '/readyz',
       method: 'get',
-      op: op('readyz', 'service', 'Ready: the database answers', [], {
+      op: PUBLIC(op('readyz', 'service', 'Ready: the database answers', [], {
         200: jsonResponse('ready', dataEnvelope({ type: 'object', required: ['status', 'dialect'], additionalProperties: false, properties: { status: { const: 'ready' }, dialect: { type: 'string' } } })),
         ...errorResponses([503]),
-      }),
+      })),
     },
   ];
 }

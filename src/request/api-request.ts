@@ -1,3 +1,4 @@
+import type { Principal } from '../auth/principal.js';
 import { ApiError } from '../errors/api-error.js';
 import type { ResourcePath } from '../http/resource-path.js';
 import type { KeyInput, QueryParams } from './query-params.js';
@@ -13,6 +14,8 @@ export interface ApiRequest {
   readonly keys?: KeyInput;
   readonly params: QueryParams;
   readonly body: unknown;
+  /** Who the request acts for (absent when authentication is off or the route is public). */
+  readonly principal?: Principal;
 }
 
 const same = (a: string | number, b: string | number): boolean => String(a) === String(b);

@@ -9,10 +9,12 @@ export const MAX_FIELDS_PER_COLLECTION = 200;
 
 const COLLECTION_OPTIONS = new Set(['name', 'title', 'description', 'fields', 'timestamps', 'autoGenId', 'idType', 'filterTargetKey']);
 
-export function checkCollectionName(name: unknown): string {
+/** `system` lets the auth layer create its own reserved collections (users, roles, apiKeys). */
+export function checkCollectionName(name: unknown, system = false): string {
   if (typeof name !== 'string' || !NAME_PATTERN.test(name)) {
     throw invalid(`collection name must match ${NAME_PATTERN.source}`, 'name');
   }
+  if (system) return name;
   const problem = collectionNameProblem(name);
   if (problem !== undefined) throw invalid(`collection name ${name} ${problem}`, 'name');
   return name;
@@ -51,12 +53,12 @@ export function findField(fields: readonly FieldDef[], name: string): FieldDef |
  * Reads a `collections:create` body into a resolved CollectionDef (scalar fields) and the
  * relation field definitions, which need the rest of the schema to resolve. Throws SCHEMA_INVALID.
  */
-export function normalizeCollection(input: unknown): { def: CollectionDef; relationInputs: Record<string, unknown>[] } {
+export function normalizeCollection(input: unknown, system = false): { def: CollectionDef; relationInputs: Record<string, unknown>[] } {
   if (!isRecord(input)) throw invalid('the body must be a collection definition object');
   for (const key of Object.keys(input)) {
     if (!COLLECTION_OPTIONS.has(key)) throw invalid(`unknown collection option ${key}`, key);
   }
-  const name = checkCollectionName(input.name);
+  const name = checkCollectionName(input.name, system);
   const bool = (key: string, fallback: boolean): boolean => {
     const value = input[key];
     if (value === undefined || value === null) return fallback;

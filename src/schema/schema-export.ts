@@ -1,3 +1,4 @@
+import { RESERVED_COLLECTION_NAMES } from './reserved-names.js';
 import type { CollectionDef, FieldDef, RelationDef } from './types.js';
 
 /** The schema file form: what CORRAL_SCHEMA / --schema applies (`{"collections": [...]}`). */
@@ -40,7 +41,9 @@ function entry(def: CollectionDef, relations: readonly RelationDef[]): Record<st
  * Any order of relations, cycles included, applies that way. Collections sort by name.
  */
 export function exportSchema(defs: readonly CollectionDef[]): SchemaFile {
-  const sorted = [...defs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  // The system collections (users, roles, apiKeys) are made by the server at its first start,
+  // not by a schema file, whose names are refused for them (docs/auth.md).
+  const sorted = defs.filter((def) => !RESERVED_COLLECTION_NAMES.has(def.name)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const throughs = new Set(sorted.flatMap((def) => (def.relations ?? []).flatMap((relation) => (relation.through === undefined ? [] : [relation.through]))));
   const first = sorted.filter((def) => !madeByRelation(def, throughs)).map((def) => entry(def, []));
   const second = sorted.filter((def) => (def.relations?.length ?? 0) > 0 && !madeByRelation(def, throughs)).map((def) => entry(def, def.relations ?? []));

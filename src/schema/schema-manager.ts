@@ -114,8 +114,9 @@ export class SchemaManager {
     this.#snapshot = new SchemaSnapshot(version, defs, this.database.dialect);
   }
 
-  async createCollection(input: unknown): Promise<CollectionDef> {
-    const { def, relationInputs } = normalizeCollection(input);
+  /** `system`: a collection of the auth layer, whose name is reserved for clients. */
+  async createCollection(input: unknown, system = false): Promise<CollectionDef> {
+    const { def, relationInputs } = normalizeCollection(input, system);
     let created: CollectionDef | undefined;
     await this.change(async (trx, defs) => {
       if (defs.some((existing) => existing.name.toLowerCase() === def.name.toLowerCase())) {

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { linkColumns, type ReadShape } from '../plan/bind-read-shape.js';
+import { linkColumns, type AppendNode, type ReadShape } from '../plan/bind-read-shape.js';
 import { sortValueAlias, type ReadPlan } from '../plan/read-plan.js';
 import type { SortTerm } from '../plan/bind-sort.js';
 import type { JsonValue } from '../schema/types.js';
@@ -8,6 +8,7 @@ import { loadAppends } from '../sql/load-appends.js';
 import { DIALECT_TRAITS } from '../sql/dialect-traits.js';
 import { countRows as countQuery, selectQuery, selectRows } from '../sql/select-rows.js';
 import type { FilterNode } from '../plan/filter-node.js';
+import type { Scopes } from './scope.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
 /** Rows fetched per round trip when streaming `paginate=false`; appends load per batch. */
@@ -28,10 +29,28 @@ export function countRows(unit: UnitOfWork, collection: Collection, where: Filte
   return countQuery(unit, collection, unit.where(collection, where));
 }
 
-/** Decodes rows to items and embeds their appends (each appended collection read inside its scope). */
+/**
+ * Appends narrowed to the scopes' field sets: an embedded item carries only the fields its
+ * collection's scope grants, and an association that is not granted is not embedded (the
+ * permission layer refuses naming one with 403 before the read).
+ */
+function grantedAppends(scopes: Scopes, nodes: AppendNode[]): AppendNode[] {
+  if (scopes.size === 0) return nodes;
+  return nodes.map((node) => {
+    const fields = scopes.get(node.relation.target.name)?.fields;
+    const children = fields === undefined ? node.children : node.children.filter((child) => fields.has(child.relation.name));
+    return {
+      relation: node.relation,
+      output: fields === undefined ? node.output : node.output.filter((field) => fields.has(field.name)),
+      children: grantedAppends(scopes, children),
+    };
+  });
+}
+
+/** Decodes rows to items and embeds their appends (each appended collection read inside its scope and field grant). */
 export async function toItems(unit: UnitOfWork, collection: Collection, shape: ReadShape, rows: Row[]): Promise<Item[]> {
   const items = rows.map((row) => collection.decode(row, shape.output));
-  if (shape.appends.length > 0) await loadAppends(unit.db, unit.dialect, rows, items, shape.appends, unit.scopeOf);
+  if (shape.appends.length > 0) await loadAppends(unit.db, unit.dialect, rows, items, grantedAppends(unit.scopes, shape.appends), unit.scopeOf);
   return items;
 }
 

@@ -6,7 +6,7 @@ import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type BuiltApp } from '../../src/app.js';
 import { defineBlog } from '../support/blog-schema.js';
-import { apiFor, testConfig } from '../support/test-app.js';
+import { apiFor, TEST_ROOT, testConfig } from '../support/test-app.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/test-database.js';
 
 /** Debian's chromium package (`.ci/run` installs it); the test never downloads a browser. */
@@ -46,7 +46,9 @@ describe.skipIf(!hasBrowser)(`GET /api/docs in headless Chromium (${DIALECTS[0]}
         outside.push(url);
         return route.abort();
       });
-      const response = await page.goto(`${base}/api/docs`);
+      // The document needs a token; the page takes it from its URL fragment (docs/auth.md).
+      const signedIn = await apiFor(built).post('/api/auth:signIn', { account: TEST_ROOT.email, password: TEST_ROOT.password });
+      const response = await page.goto(`${base}/api/docs#token=${encodeURIComponent(signedIn.body.data.token as string)}`);
       expect(response?.status()).toBe(200);
       await page.getByText('posts.list', { exact: true }).first().waitFor({ timeout: 20_000 });
       const ids = await page.locator('.opblock-summary-operation-id').allTextContents();

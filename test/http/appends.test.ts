@@ -54,8 +54,11 @@ for (const dialect of DIALECTS) {
         expect(reply.status, reply.text).toBe(200);
         return ctx.built.database.statements() - before;
       };
-      const few = await statements('/api/posts:list?appends=author,comments.author,tags&pageSize=3');
-      const many = await statements('/api/posts:list?appends=author,comments.author,tags&pageSize=30');
+      // The fewer of two runs: a run may also reload the signed-in user and the role
+      // definitions (each cached for a second per node), which is not the read's doing.
+      const fewest = async (url: string) => Math.min(await statements(url), await statements(url));
+      const few = await fewest('/api/posts:list?appends=author,comments.author,tags&pageSize=3');
+      const many = await fewest('/api/posts:list?appends=author,comments.author,tags&pageSize=30');
       // rows + count + author + comments + comments.author + tags
       expect(many).toBe(few);
       expect(many).toBeLessThanOrEqual(6);

@@ -5,7 +5,7 @@ import { MAX_JSON_DEPTH } from '../../src/schema/field-types/json-type.js';
 import { MAX_IN_VALUES } from '../../src/plan/bind-filter.js';
 import { MAX_FILTER_TEXT } from '../../src/request/query-params.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/test-database.js';
-import { apiFor, testConfig, type TestApi } from '../support/test-app.js';
+import { apiFor, TEST_ROOT, testConfig, type TestApi } from '../support/test-app.js';
 
 /** Sends raw bytes and returns everything the server answered before closing (or 2 s). */
 function rawRequest(port: number, text: string, destroyAfterWrite = false): Promise<string> {
@@ -84,7 +84,8 @@ for (const dialect of DIALECTS) {
       expect(filter.length).toBeLessThanOrEqual(MAX_FILTER_TEXT);
       const url = `/api/posts:list?filter=${encodeURIComponent(filter)}`;
       expect(url.length).toBeGreaterThan(16 * 1024);
-      const answer = parse(await rawRequest(port, `GET ${url} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`));
+      const token = (await api.post('/api/auth:signIn', { account: TEST_ROOT.email, password: TEST_ROOT.password })).body.data.token as string;
+      const answer = parse(await rawRequest(port, `GET ${url} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`));
       expect(answer.status).toBe(200);
     });
 

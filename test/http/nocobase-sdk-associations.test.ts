@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type BuiltApp } from '../../src/app.js';
 import { defineBlog } from '../support/blog-schema.js';
 import { loadSdk, rejection } from '../support/nocobase-sdk.js';
-import { apiFor, testConfig } from '../support/test-app.js';
+import { apiFor, TEST_ROOT, testConfig } from '../support/test-app.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/test-database.js';
 
 type ActionName = 'create' | 'list' | 'get' | 'update' | 'destroy' | 'count' | 'add' | 'set' | 'remove' | 'toggle';
@@ -26,6 +26,8 @@ for (const dialect of DIALECTS) {
       await built.app.listen({ port: 0, host: '127.0.0.1' });
       const { port } = built.app.server.address() as AddressInfo;
       api = new APIClient({ baseURL: `http://127.0.0.1:${port}/api` });
+      // The SDK's own sign-in: X-Authenticator: basic, then Authorization: Bearer on every request.
+      await api.auth.signIn({ account: TEST_ROOT.email, password: TEST_ROOT.password }, 'basic');
       await resource('posts').create({ values: [{ title: 'one' }, { title: 'two' }] });
       await resource('tags').create({ values: [{ label: 'x' }, { label: 'y' }] });
     });

@@ -3,7 +3,7 @@ import type { APIClient } from '@nocobase/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type BuiltApp } from '../../src/app.js';
 import { loadSdk, rejection } from '../support/nocobase-sdk.js';
-import { testConfig } from '../support/test-app.js';
+import { TEST_ROOT, testConfig } from '../support/test-app.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/test-database.js';
 
 /** The actions used here; the SDK types a resource as an index signature. */
@@ -30,6 +30,8 @@ for (const dialect of DIALECTS) {
       await built.app.listen({ port: 0, host: '127.0.0.1' });
       const { port } = built.app.server.address() as AddressInfo;
       api = new APIClient({ baseURL: `http://127.0.0.1:${port}/api` });
+      // The SDK's own sign-in: X-Authenticator: basic, then Authorization: Bearer on every request.
+      await api.auth.signIn({ account: TEST_ROOT.email, password: TEST_ROOT.password }, 'basic');
     });
 
     afterAll(async () => {
@@ -212,7 +214,7 @@ for (const dialect of DIALECTS) {
       expect(paged.data).toEqual({ data: [{ name: 'zebras' }], meta: { count: 3, page: 2, pageSize: 2, totalPage: 2 } });
       const untimed = await collections.list({ filter: { timestamps: false }, fields: ['name'] });
       expect(untimed.data.data).toEqual([{ name: 'apples' }]);
-      const simple = await collections.list({ filter: { name: { $ne: 'posts' } }, simplePaginate: true, pageSize: 1, sort: ['name'], fields: ['name'] });
+      const simple = await collections.list({ filter: { name: { $notIn: ['posts', 'users', 'roles', 'apiKeys'] } }, simplePaginate: true, pageSize: 1, sort: ['name'], fields: ['name'] });
       expect(simple.data).toEqual({ data: [{ name: 'apples' }], meta: { page: 1, pageSize: 1, hasNext: true } });
       const unknown = await rejection(collections.list({ filter: { colour: 'red' } }));
       expect(unknown.status).toBe(400);
@@ -230,6 +232,24 @@ for (const dialect of DIALECTS) {
       const page = await fields.list({ sort: ['name'], fields: ['name'], pageSize: 2, page: 2 });
       expect(page.data.data).toEqual([{ name: 'status' }, { name: 'title' }]);
       expect(page.data.meta).toMatchObject({ count: 6, totalPage: 3 });
+    });
+
+    it('signs out and in again through api.auth', async () => {
+      const checked = await api.request({ url: 'auth:check' });
+      expect(checked.data.data).toMatchObject({ email: TEST_ROOT.email, roles: ['root'] });
+      expect(checked.data.data).not.toHaveProperty('password');
+      const token = api.auth.token;
+      await api.auth.signOut();
+      expect(api.auth.token).toBeFalsy();
+      const anonymous = await rejection(posts().list());
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.data.errors[0].code).toBe('AUTH_REQUIRED');
+      // The old token is revoked at once.
+      const revoked = await rejection(api.request({ url: 'posts:list', headers: { Authorization: `Bearer ${token}` } }));
+      expect(revoked.data.errors[0].code).toBe('AUTH_INVALID_TOKEN');
+      const signedIn = await api.auth.signIn({ account: 'root', password: TEST_ROOT.password }, 'basic');
+      expect(signedIn.data.data.user).toMatchObject({ email: TEST_ROOT.email });
+      expect((await posts().list()).status).toBe(200);
     });
   });
 }

@@ -50,8 +50,22 @@ describe.each(DIALECTS)('GET /api/openapi.json on %s', (dialect) => {
       expect.arrayContaining(['filter', 'filterByTk', 'sort', 'fields', 'except', 'appends', 'page', 'pageSize', 'paginate', 'simplePaginate']),
     );
     const create = document.paths['/api/things:create'].post;
-    expect(Object.keys(create.responses)).toEqual(['201', '400', '403', '404', '405', '408', '409', '413', '415', '431', '500', '503']);
+    expect(Object.keys(create.responses)).toEqual(['201', '400', '401', '403', '404', '405', '408', '409', '413', '415', '431', '500', '503']);
     expect(create.responses['201'].headers.Location).toBeDefined();
+    // Authentication: one bearer scheme required everywhere but on the public operations.
+    expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    expect(document.security).toEqual([{ bearerAuth: [] }]);
+    expect(create.security).toBeUndefined();
+    for (const [path, method] of [['/api/auth:signIn', 'post'], ['/api/app:getInfo', 'get'], ['/healthz', 'get'], ['/readyz', 'get']] as const) {
+      expect(document.paths[path][method].security, path).toEqual([]);
+      // Only signIn answers 401 there (bad credentials); the others never ask for a token.
+      expect(document.paths[path][method].responses['401'] !== undefined, path).toBe(path.endsWith(':signIn'));
+    }
+    expect(Object.keys(document.paths['/api/auth:signIn'].post.responses)).toContain('429');
+    for (const path of ['/api/auth:check', '/api/auth:signOut', '/api/users:list', '/api/roles:create', '/api/apiKeys:destroy']) {
+      expect(Object.values(document.paths[path] as Record<string, { responses: Record<string, unknown> }>)[0]!.responses['401'], path).toBeDefined();
+    }
+    expect(document.paths['/api/apiKeys:create'].post.responses['201'].content['application/json'].schema.properties.data.required).toEqual(['id', 'token']);
   });
 
   it('describes the service endpoints as they answer', async () => {

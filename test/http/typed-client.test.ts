@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type BuiltApp } from '../../src/app.js';
 import { ROOT } from '../process/support.js';
 import { defineBlog } from '../support/blog-schema.js';
-import { apiFor, testConfig } from '../support/test-app.js';
+import { apiFor, TEST_ROOT, testConfig } from '../support/test-app.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/test-database.js';
 
 const run = promisify(execFile);
@@ -20,7 +20,10 @@ import type { components, paths } from './corral.js';
 
 type Post = components['schemas']['posts'];
 
-const client = createClient<paths>({ baseUrl: process.argv[2] });
+const baseUrl = process.argv[2];
+const signedIn = await createClient<paths>({ baseUrl }).POST('/api/auth:signIn', { body: { account: process.argv[3]!, password: process.argv[4]! } });
+if (signedIn.error) throw new Error(signedIn.error.errors[0]!.message);
+const client = createClient<paths>({ baseUrl, headers: { Authorization: \`Bearer \${signedIn.data.data.token}\` } });
 
 const created = await client.POST('/api/posts:create', { body: { title: 'typed', author: { name: 'Ada' } }, params: { query: { appends: ['author'] } } });
 if (created.error) throw new Error(created.error.errors[0]!.message);
@@ -77,7 +80,11 @@ describe(`a typed client generated from a running server (${DIALECTS[0]})`, () =
   });
 
   it('generates types with openapi-typescript, compiles a client, and a field-name typo fails to compile', async () => {
-    await run(process.execPath, [OPENAPI_TYPESCRIPT, `${base}/api/openapi.json`, '--output', join(dir, 'corral.ts')], { cwd: dir });
+    // The document needs a token like every route: fetch it signed in, generate from the file.
+    const document = await apiFor(built).get('/api/openapi.json');
+    expect(document.status).toBe(200);
+    writeFileSync(join(dir, 'corral.openapi.json'), document.text);
+    await run(process.execPath, [OPENAPI_TYPESCRIPT, join(dir, 'corral.openapi.json'), '--output', join(dir, 'corral.ts')], { cwd: dir });
     expect(readFileSync(join(dir, 'corral.ts'), 'utf8')).toContain('"/api/posts:list"');
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(TSCONFIG));
@@ -87,7 +94,7 @@ describe(`a typed client generated from a running server (${DIALECTS[0]})`, () =
     expect(good.output).toBe('');
     expect(good.ok).toBe(true);
     // It also runs: the compiled client against the server.
-    const { stdout } = await run(process.execPath, [join(dir, 'client.js'), base]);
+    const { stdout } = await run(process.execPath, [join(dir, 'client.js'), base, TEST_ROOT.email, TEST_ROOT.password]);
     expect(JSON.parse(stdout)).toEqual({ id: 1, author: 'Ada', titles: ['typed'], status: 404, code: 'RECORD_NOT_FOUND' });
 
     writeFileSync(join(dir, 'client.ts'), CLIENT.replace('row.title', 'row.titel'));

@@ -31,11 +31,14 @@ interface Timed {
 }
 
 async function timed(proc: CorralProcess, method: string, path: string, body?: unknown): Promise<Timed> {
+  // Signed in before the database froze (the token is kept), so this sends no sign-in.
+  const auth = path.startsWith('/api/') ? await proc.authHeaders() : {};
   const started = performance.now();
   try {
     const response = await fetch(`${proc.baseUrl}${path}`, {
       method,
-      ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+      headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       signal: AbortSignal.timeout(HANG_MS),
     });
     const text = await response.text();

@@ -27,7 +27,7 @@ async function writer(proc: CorralProcess, id: number, stop: { done: boolean }):
     try {
       const response = await fetch(`${proc.baseUrl}/api/writes:create`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { ...(await proc.authHeaders()), 'content-type': 'application/json' },
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(5000),
       });

@@ -38,6 +38,10 @@ describe('start-up refusals', () => {
     { setting: 'LOG_LEVEL', env: { LOG_LEVEL: 'loud' } },
     { setting: 'CORRAL_SCHEMA_POLL_MS', env: { CORRAL_SCHEMA_POLL_MS: '10' } },
     { setting: 'CORRAL_BODY_LIMIT', env: { CORRAL_BODY_LIMIT: 'lots' } },
+    // Authentication off opens every route: refused unless the server listens on loopback only.
+    { setting: 'CORRAL_AUTH', env: { CORRAL_AUTH: 'off', HOST: '0.0.0.0' } },
+    { setting: 'CORRAL_AUTH', env: { CORRAL_AUTH: 'off', HOST: '192.0.2.10' } },
+    { setting: 'CORRAL_AUTH', env: { CORRAL_AUTH: 'maybe' } },
   ];
   for (const { setting, env } of cases) {
     it(`bad ${setting} (${JSON.stringify(env)}) exits 1 with one line naming it`, async () => {
@@ -210,7 +214,7 @@ describe('graceful shutdown', () => {
       expect(reply.status, reply.text.slice(0, 500)).toBe(201);
     }
 
-    const response = await fetch(`${proc.baseUrl}/api/x:list?paginate=false&sort=n`);
+    const response = await fetch(`${proc.baseUrl}/api/x:list?paginate=false&sort=n`, { headers: await proc.authHeaders() });
     expect(response.status).toBe(200);
     proc.child.kill('SIGTERM');
     // Stay slow for a moment so the server is blocked on a full socket while shutting down.
@@ -246,7 +250,7 @@ describe('graceful shutdown', () => {
 
   it('answers 503 to new requests while draining and then exits 0', async () => {
     const proc = await startCorral({ env: { DATABASE_URL: database.url, LOG_LEVEL: 'info' } });
-    const response = await fetch(`${proc.baseUrl}/api/x:list?paginate=false`);
+    const response = await fetch(`${proc.baseUrl}/api/x:list?paginate=false`, { headers: await proc.authHeaders() });
     expect(response.status).toBe(200);
     proc.child.kill('SIGTERM');
     await waitFor(async () => proc.stdout().includes('SIGTERM received'), 'shutdown log line', 5000);

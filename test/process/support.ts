@@ -50,6 +50,8 @@ export interface CorralProcess {
   hasExited(): boolean;
   /** fetch relative to the base URL; a JSON body is serialised with the right content type. */
   request(method: string, path: string, body?: unknown): Promise<{ status: number; body: any; text: string }>;
+  /** `Authorization: Bearer` of the root user (signed in once, on first use). */
+  authHeaders(): Promise<Record<string, string>>;
   /** Sends SIGTERM and awaits the exit (SIGKILL after `timeoutMs`). */
   stop(timeoutMs?: number): Promise<Exit>;
   /** SIGKILL, no waiting for grace. */
@@ -62,6 +64,9 @@ export interface SpawnOptions {
   args?: string[];
   port?: number;
 }
+
+/** The root user every spawned process starts with (unless the test's env says otherwise). */
+export const PROCESS_ROOT = { email: 'root@corral.test', password: 'root-password-for-process-tests' } as const;
 
 /** Every child spawned through this module; `killAll` ends those still running. */
 const running = new Set<CorralProcess>();
@@ -76,6 +81,8 @@ export async function spawnCorral(options: SpawnOptions = {}): Promise<CorralPro
     PORT: String(port),
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
+    CORRAL_ROOT_EMAIL: PROCESS_ROOT.email,
+    CORRAL_ROOT_PASSWORD: PROCESS_ROOT.password,
     // One process unless a test asks for workers: most tests signal, kill and read the output
     // of exactly one server process, and every extra worker costs start-up time on a shared
     // machine. test/process/workers.test.ts runs several on purpose.
@@ -104,6 +111,21 @@ export async function spawnCorral(options: SpawnOptions = {}): Promise<CorralPro
     });
   });
   const baseUrl = `http://127.0.0.1:${port}`;
+  let token: Promise<string> | undefined;
+  const signIn = async (): Promise<string> => {
+    const response = await fetch(`${baseUrl}/api/auth:signIn`, {
+      method: 'POST',
+      body: JSON.stringify({ account: PROCESS_ROOT.email, password: PROCESS_ROOT.password }),
+      headers: { 'content-type': 'application/json' },
+    });
+    const text = await response.text();
+    if (response.status !== 200) {
+      token = undefined;
+      throw new Error(`sign-in failed: ${response.status} ${text}`);
+    }
+    return (JSON.parse(text) as { data: { token: string } }).data.token;
+  };
+  const authHeaders = async (): Promise<Record<string, string>> => ({ authorization: `Bearer ${await (token ??= signIn())}` });
   const proc: CorralProcess = {
     child,
     port,
@@ -112,13 +134,16 @@ export async function spawnCorral(options: SpawnOptions = {}): Promise<CorralPro
     stderr: () => err,
     exited,
     hasExited: () => done,
+    authHeaders,
     request: async (method, path, body) => {
       let response: Response;
       let text: string;
       try {
+        const auth = path.startsWith('/api/') && !path.startsWith('/api/auth:signIn') ? await authHeaders() : {};
         response = await fetch(`${baseUrl}${path}`, {
           method,
-          ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+          headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         });
         text = await response.text();
       } catch (error) {

@@ -33,12 +33,14 @@ interface Answer {
  * One request on a new connection (no keep-alive), so the primary hands it to the next worker;
  * `worker` is the pid in the `x-corral-worker` header.
  */
-function fresh(proc: CorralProcess, method: string, path: string, body?: unknown, timeoutMs = FRESH_TIMEOUT_MS): Promise<Answer> {
+async function fresh(proc: CorralProcess, method: string, path: string, body?: unknown, timeoutMs = FRESH_TIMEOUT_MS, headers?: Record<string, string>): Promise<Answer> {
+  // Signed in as root unless the caller sends its own headers (the sign-in itself needs none).
+  const auth = headers ?? (path.startsWith('/api/') && !path.startsWith('/api/auth:signIn') ? await proc.authHeaders() : {});
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = http.request(
       `${proc.baseUrl}${path}`,
-      { method, agent: false, headers: payload === undefined ? {} : { 'content-type': 'application/json' } },
+      { method, agent: false, headers: { ...auth, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) } },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -59,6 +61,15 @@ function fresh(proc: CorralProcess, method: string, path: string, body?: unknown
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${path}: no answer within ${timeoutMs} ms`)));
     req.end(payload);
   });
+}
+
+/** One request on new connections until the given worker takes it (only for requests that change nothing when another one does). */
+async function freshOn(proc: CorralProcess, worker: string, method: string, path: string, body: unknown, headers: Record<string, string>): Promise<Answer> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const reply = await fresh(proc, method, path, body, FRESH_TIMEOUT_MS, headers);
+    if (reply.worker === worker) return reply;
+  }
+  throw new Error(`no suitable worker answered ${method} ${path}`);
 }
 
 /** Waits until every worker has answered, and returns their pids. */
@@ -145,6 +156,41 @@ for (const dialect of DIALECTS) {
   });
 }
 
+describe(`${WORKERS} workers sharing authentication (${DIALECTS[0]})`, () => {
+  let database: TestDatabase | undefined;
+  afterAll(async () => {
+    await killAll();
+    await database?.drop();
+  });
+
+  it('create the root user and the secret once, accept each other\'s tokens, and revoke a signed-out token on all of them at once', async () => {
+    database = await createTestDatabase(DIALECTS[0]!);
+    // No root password configured: the first start generates one and prints it once.
+    const proc = await startCorral({ env: { DATABASE_URL: database.url, CORRAL_WORKERS: String(WORKERS), CORRAL_SCHEMA_POLL_MS: String(POLL_MS), CORRAL_ROOT_PASSWORD: '' } });
+    const [a, b] = (await workerPids(proc)) as [string, string];
+    const printed = [...proc.stderr().matchAll(/created the root user (\S+) with the generated password (\S+)/g)];
+    expect(printed.length, proc.stderr()).toBe(1);
+    const [, account, password] = printed[0]!;
+
+    const signIn = await freshOn(proc, a, 'POST', '/api/auth:signIn', { account, password }, {});
+    expect(signIn.status, signIn.text).toBe(200);
+    const bearer = { authorization: `Bearer ${signIn.body.data.token as string}` };
+    // Signed by worker a, accepted by worker b: one secret, stored once.
+    const onB = await freshOn(proc, b, 'GET', '/api/users:list', undefined, bearer);
+    expect(onB.status, onB.text).toBe(200);
+    expect(onB.body.data.map((user: { email: string }) => user.email)).toEqual([account]);
+
+    // Signed out on one worker (the poll is a minute long): refused by both right away.
+    const out = await fresh(proc, 'POST', '/api/auth:signOut', undefined, FRESH_TIMEOUT_MS, bearer);
+    expect(out.status, out.text).toBe(200);
+    for (const worker of [a, b]) {
+      const refused = await freshOn(proc, worker, 'GET', '/api/auth:check', undefined, bearer);
+      expect(refused.status, `${worker}: ${refused.text}`).toBe(401);
+      expect(refused.body.errors[0].code).toBe('AUTH_INVALID_TOKEN');
+    }
+  });
+});
+
 describe(`${WORKERS} workers on one SQLite file`, () => {
   let database: TestDatabase | undefined;
   afterAll(async () => {
@@ -198,9 +244,10 @@ describe(`${WORKERS} workers on one SQLite file`, () => {
 
     // Streams in flight on both workers, read only after the signal.
     const streams: Array<{ worker: string; response: http.IncomingMessage }> = [];
+    const headers = await proc.authHeaders();
     while (new Set(streams.map((s) => s.worker)).size < WORKERS && streams.length < 10) {
       const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
-        http.get(`${proc.baseUrl}/api/big:list?paginate=false&sort=n`, { agent: false }, resolve).on('error', reject);
+        http.get(`${proc.baseUrl}/api/big:list?paginate=false&sort=n`, { agent: false, headers }, resolve).on('error', reject);
       });
       expect(response.statusCode).toBe(200);
       streams.push({ worker: String(response.headers['x-corral-worker']), response });

@@ -26,6 +26,9 @@ export interface TestApi {
   collection(definition: Record<string, unknown>): Promise<void>;
 }
 
+/** The root user every test app starts with; `apiFor` signs in as it. */
+export const TEST_ROOT = { email: 'root@corral.test', password: 'root-password-for-tests' } as const;
+
 export function testConfig(database: TestDatabase, overrides: Partial<Config> = {}): Config {
   return {
     port: 0,
@@ -41,19 +44,36 @@ export function testConfig(database: TestDatabase, overrides: Partial<Config> = 
     corsOrigins: [],
     allowedHosts: [],
     workers: 1,
+    auth: { enabled: true, rootEmail: TEST_ROOT.email, rootPassword: TEST_ROOT.password, tokenTtlSeconds: 3600 },
     ...overrides,
   };
 }
 
-export function apiFor(built: BuiltApp): TestApi {
-  const request = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> => {
+/**
+ * `credentials`: who the client signs in as on its first request (root by default; `null`
+ * for an anonymous client). A request that sets its own `authorization` header (even '')
+ * sends that instead.
+ */
+export function apiFor(built: BuiltApp, credentials: { account: string; password: string } | null = { account: TEST_ROOT.email, password: TEST_ROOT.password }): TestApi {
+  let token: Promise<string> | undefined;
+  const send = (method: string, url: string, body: unknown, headers: Record<string, string>) => {
     const hasBody = body !== undefined;
-    const response = await built.app.inject({
+    return built.app.inject({
       method: method as 'GET',
       url,
       ...(hasBody ? { payload: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
       headers: { ...(hasBody ? { 'content-type': 'application/json' } : {}), ...headers },
     });
+  };
+  const signIn = async (): Promise<string> => {
+    const reply = await send('POST', '/api/auth:signIn', credentials, {});
+    if (reply.statusCode !== 200) throw new Error(`test sign-in failed: ${reply.statusCode} ${reply.body}`);
+    return (JSON.parse(reply.body) as { data: { token: string } }).data.token;
+  };
+  const request = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> => {
+    const signed = credentials !== null && built.auth !== undefined && !Object.hasOwn(headers, 'authorization');
+    if (signed) token ??= signIn();
+    const response = await send(method, url, body, signed ? { authorization: `Bearer ${await token}`, ...headers } : headers);
     let parsed: unknown;
     try {
       parsed = response.body === '' ? undefined : JSON.parse(response.body);

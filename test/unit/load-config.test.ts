@@ -20,6 +20,7 @@ const DEFAULTS: Config = {
   corsOrigins: [],
   allowedHosts: [],
   workers: availableParallelism(),
+  auth: { enabled: true, rootEmail: 'root@localhost', tokenTtlSeconds: 604_800 },
 };
 
 function errorOf(argv: string[], env: Env): ConfigError {
@@ -303,5 +304,30 @@ describe('loadConfig errors name the setting', () => {
     const error = errorOf([], { HOST: `a b\n${'x'.repeat(500)}` });
     expect(error.message).not.toContain('\n');
     expect(error.message.length).toBeLessThan(200);
+  });
+});
+
+describe('loadConfig authentication settings', () => {
+  it('reads root credentials, secret and token lifetime', () => {
+    const { config } = loadConfig([], {
+      CORRAL_ROOT_EMAIL: 'admin@example.com',
+      CORRAL_ROOT_PASSWORD: 'pw',
+      CORRAL_AUTH_SECRET: 'x'.repeat(32),
+      CORRAL_TOKEN_TTL_SECONDS: '3600',
+    });
+    expect(config.auth).toEqual({ enabled: true, rootEmail: 'admin@example.com', rootPassword: 'pw', secret: 'x'.repeat(32), tokenTtlSeconds: 3600 });
+  });
+
+  it('allows CORRAL_AUTH=off only on a loopback host', () => {
+    expect(loadConfig([], { CORRAL_AUTH: 'off' }).config.auth.enabled).toBe(false);
+    expect(loadConfig([], { CORRAL_AUTH: 'off', HOST: '::1' }).config.auth.enabled).toBe(false);
+    expect(errorOf([], { CORRAL_AUTH: 'off', HOST: '0.0.0.0' }).message).toContain('CORRAL_AUTH=off');
+    expect(errorOf(['--host', '10.0.0.5'], { CORRAL_AUTH: 'off' }).message).toContain('loopback');
+  });
+
+  it('refuses bad values', () => {
+    expect(errorOf([], { CORRAL_AUTH: 'maybe' }).message).toContain('CORRAL_AUTH must be on or off');
+    expect(errorOf([], { CORRAL_AUTH_SECRET: 'short' }).message).toContain('CORRAL_AUTH_SECRET must be at least 32');
+    expect(errorOf([], { CORRAL_TOKEN_TTL_SECONDS: '5' }).message).toContain('CORRAL_TOKEN_TTL_SECONDS');
   });
 });

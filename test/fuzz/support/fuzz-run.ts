@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
-import type { Reply, TestApi } from '../../support/test-app.js';
+import { TEST_ROOT, type Reply, type TestApi } from '../../support/test-app.js';
 import { envelopeProblem } from './envelope.js';
 import type { FuzzRequest } from './request-arbitraries.js';
 import { REQUEST_ID_PATTERN, type Expectation, type HostileCase } from './hostile-arbitraries.js';
@@ -33,12 +33,29 @@ export const FUZZ_TIME_LIMIT_MS: number | undefined =
 
 export const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** Sends one generated request exactly as generated (no content type added). */
+/** Root's token per app: the fuzzer acts as root, so answers are about the request, not a 401. */
+const tokens = new WeakMap<FastifyInstance, Promise<string>>();
+function tokenFor(app: FastifyInstance): Promise<string> {
+  let token = tokens.get(app);
+  if (token === undefined) {
+    token = app
+      .inject({ method: 'POST', url: '/api/auth:signIn', payload: { account: TEST_ROOT.email, password: TEST_ROOT.password } })
+      .then((response) => {
+        if (response.statusCode !== 200) throw new Error(`fuzz sign-in failed: ${response.statusCode} ${response.body}`);
+        return (JSON.parse(response.body) as { data: { token: string } }).data.token;
+      });
+    tokens.set(app, token);
+  }
+  return token;
+}
+
+/** Sends one generated request as generated (no content type added), with root's token unless it names its own. */
 export async function send(app: FastifyInstance, request: FuzzRequest): Promise<Reply> {
+  const ownAuthorization = Object.keys(request.headers).some((name) => name.toLowerCase() === 'authorization');
   const response = await app.inject({
     method: request.method as 'GET',
     url: `/api/${request.path}${request.query === '' ? '' : `?${request.query}`}`,
-    headers: request.headers,
+    headers: ownAuthorization ? request.headers : { authorization: `Bearer ${await tokenFor(app)}`, ...request.headers },
     ...(request.body === undefined ? {} : { payload: request.body }),
   });
   let body: unknown;

@@ -1,0 +1,123 @@
+import { ApiError } from '../errors/api-error.js';
+import { isRecord } from '../is-record.js';
+import { bindFilter } from '../plan/bind-filter.js';
+import type { QueryParams } from '../request/query-params.js';
+import type { Collection } from '../schema/collection.js';
+import type { ActionContext, ActionResult } from './action-context.js';
+import { getAction } from './get-action.js';
+import { updateAction } from './update-action.js';
+
+/** The grant actions a resource item may name (API.md §9). */
+const GRANT_ACTIONS: ReadonlySet<string> = new Set(['view', 'create', 'update', 'destroy']);
+const ROLES = 'roles';
+
+/** The query of the inner get/update on the role row: its key only, nothing else of the outer request. */
+function rowParams(ctx: ActionContext, fields: string[]): QueryParams {
+  const { page, pageSize, paginate, simplePaginate, cascade } = ctx.request.params;
+  return { page, pageSize, paginate, simplePaginate, cascade, fields };
+}
+
+type ResourceItem = { name: string; actions: Array<{ name: string; fields?: string[]; filter?: Record<string, unknown> }> };
+
+function rolesOf(ctx: ActionContext): Collection {
+  const roles = ctx.snapshot.get(ROLES);
+  if (roles === undefined) throw new ApiError('COLLECTION_NOT_FOUND', 'collection roles does not exist');
+  return roles;
+}
+
+/** The role row's `resources`, read through the store (inside the caller's scope on roles: 404 outside it). */
+async function readResources(ctx: ActionContext, roles: Collection): Promise<ResourceItem[]> {
+  const roleName = ctx.request.path.sourceKey!;
+  const request = { ...ctx.request, action: 'get', keys: roleName, params: rowParams(ctx, ['resources']), body: undefined };
+  const result = await getAction({ ...ctx, request }, roles);
+  if (result.kind !== 'item') throw new Error(`roles:get answered ${result.kind}`);
+  const resources = (result.item as { resources?: unknown }).resources;
+  return Array.isArray(resources) ? (resources.filter((item) => isRecord(item) && typeof item.name === 'string') as ResourceItem[]) : [];
+}
+
+/** Writes the role row's `resources` through the store, like `roles:update/<name>` with `{resources}`. */
+async function writeResources(ctx: ActionContext, roles: Collection, resources: ResourceItem[]): Promise<void> {
+  const request = { ...ctx.request, action: 'update', keys: ctx.request.path.sourceKey!, params: rowParams(ctx, ['name']), body: { resources } };
+  await updateAction({ ...ctx, request }, roles);
+}
+
+/** The collection name an item action addresses (path key or filterByTk). */
+function itemName(ctx: ActionContext): string {
+  const keys = ctx.request.keys;
+  const name = Array.isArray(keys) ? (keys.length === 1 ? keys[0] : undefined) : keys;
+  if (name === undefined) throw new ApiError('KEY_INVALID', 'name the collection: roles/<role>/resources:<action>/<collection>');
+  return String(name);
+}
+
+/** Checks `{name?, actions}`; the filters must bind against the collection they scope. */
+function resourceItem(ctx: ActionContext, body: unknown, name: string | undefined): ResourceItem {
+  if (!isRecord(body)) throw new ApiError('BODY_INVALID', 'a resource is {"name": <collection>, "actions": [{"name", "fields"?, "filter"?}]}');
+  const collectionName = name ?? body.name;
+  if (typeof collectionName !== 'string' || collectionName === '') throw new ApiError('VALIDATION_FAILED', 'name must be a collection name', { field: 'name' });
+  if (name !== undefined && body.name !== undefined && body.name !== name) throw new ApiError('VALIDATION_FAILED', 'the name of a resource cannot change', { field: 'name' });
+  const collection = ctx.snapshot.get(collectionName);
+  if (collection === undefined && collectionName !== 'collections') throw new ApiError('VALIDATION_FAILED', `collection ${collectionName} does not exist`, { field: 'name' });
+  if (!Array.isArray(body.actions)) throw new ApiError('VALIDATION_FAILED', 'actions must be an array', { field: 'actions' });
+  const actions = body.actions.map((action, index) => {
+    const at = `actions[${index}]`;
+    if (!isRecord(action) || typeof action.name !== 'string' || !GRANT_ACTIONS.has(action.name)) {
+      throw new ApiError('VALIDATION_FAILED', `${at}.name must be one of view, create, update, destroy`, { field: 'actions' });
+    }
+    const out: ResourceItem['actions'][number] = { name: action.name };
+    if (action.fields !== undefined) {
+      if (!Array.isArray(action.fields) || !action.fields.every((field) => typeof field === 'string' && (collection === undefined || collection.fields.has(field) || collection.relations.has(field)))) {
+        throw new ApiError('VALIDATION_FAILED', `${at}.fields must list fields of ${collectionName}`, { field: 'actions' });
+      }
+      out.fields = action.fields as string[];
+    }
+    if (action.filter !== undefined) {
+      if (!isRecord(action.filter) || collection === undefined) throw new ApiError('VALIDATION_FAILED', `${at}.filter must be a filter object`, { field: 'actions' });
+      // `{{$user.x}}` placeholders are strings until the request binds them: check the shape with them as they are.
+      bindFilter(action.filter, collection);
+      out.filter = action.filter;
+    }
+    return out;
+  });
+  return { name: collectionName, actions };
+}
+
+/**
+ * `roles/<role>/resources` (API.md §9): the per-collection grants of a role, keyed by
+ * collection name. They live in the role row's `resources` field; these actions read and
+ * write that field through the store, so the caller's grants on `roles` apply (view to read,
+ * update to change) and the permission layer refuses granting more than the caller has.
+ */
+export const roleResourcesActions = {
+  list: async (ctx: ActionContext): Promise<ActionResult> => ({ kind: 'items', items: await readResources(ctx, rolesOf(ctx)) }),
+  get: async (ctx: ActionContext): Promise<ActionResult> => {
+    const name = itemName(ctx);
+    const item = (await readResources(ctx, rolesOf(ctx))).find((resource) => resource.name === name);
+    if (item === undefined) throw new ApiError('RECORD_NOT_FOUND', `role ${ctx.request.path.sourceKey!} has no resource ${name}`);
+    return { kind: 'item', item };
+  },
+  create: async (ctx: ActionContext): Promise<ActionResult> => {
+    const roles = rolesOf(ctx);
+    const item = resourceItem(ctx, ctx.request.body, undefined);
+    const resources = await readResources(ctx, roles);
+    if (resources.some((resource) => resource.name === item.name)) throw new ApiError('UNIQUE_VIOLATION', `role ${ctx.request.path.sourceKey!} has a resource ${item.name} already`, { field: 'name' });
+    await writeResources(ctx, roles, [...resources, item]);
+    return { kind: 'created', item, location: [ROLES, ctx.request.path.sourceKey!, 'resources', item.name] };
+  },
+  update: async (ctx: ActionContext): Promise<ActionResult> => {
+    const roles = rolesOf(ctx);
+    const name = itemName(ctx);
+    const resources = await readResources(ctx, roles);
+    if (!resources.some((resource) => resource.name === name)) throw new ApiError('RECORD_NOT_FOUND', `role ${ctx.request.path.sourceKey!} has no resource ${name}`);
+    const item = resourceItem(ctx, ctx.request.body, name);
+    await writeResources(ctx, roles, resources.map((resource) => (resource.name === name ? item : resource)));
+    return { kind: 'item', item };
+  },
+  destroy: async (ctx: ActionContext): Promise<ActionResult> => {
+    const roles = rolesOf(ctx);
+    const name = itemName(ctx);
+    const resources = await readResources(ctx, roles);
+    const kept = resources.filter((resource) => resource.name !== name);
+    if (kept.length !== resources.length) await writeResources(ctx, roles, kept);
+    return { kind: 'count', n: resources.length - kept.length };
+  },
+} satisfies Record<string, (ctx: ActionContext) => Promise<ActionResult>>;

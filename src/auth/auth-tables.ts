@@ -1,0 +1,83 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+import { mysqlTableOptions } from '../schema/ddl.js';
+import type { Dialect } from '../schema/types.js';
+
+/**
+ * The auth layer's own system tables (not collections: nobody reads them through the API).
+ * `corral_auth_secret` keeps the token signing secret every node shares;
+ * `corral_revoked_tokens` the ids of signed-out tokens until they would have expired.
+ */
+export const SECRET_TABLE = 'corral_auth_secret';
+export const REVOKED_TABLE = 'corral_revoked_tokens';
+const SECRET_BYTES = 48;
+const CREATE_ATTEMPTS = 3;
+
+export async function ensureAuthTables(db: Db, dialect: Dialect, mysqlCollation?: string): Promise<void> {
+  const tableOptions = dialect === 'mysql' ? mysqlTableOptions(mysqlCollation) : sql``;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.schema
+        .createTable(SECRET_TABLE)
+        .ifNotExists()
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('secret', 'varchar(255)', (c) => c.notNull())
+        .modifyEnd(tableOptions)
+        .execute();
+      await db.schema
+        .createTable(REVOKED_TABLE)
+        .ifNotExists()
+        .addColumn('jti', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .addColumn('revoked_at', 'bigint', (c) => c.notNull())
+        .modifyEnd(tableOptions)
+        .execute();
+      return;
+    } catch (error) {
+      // Nodes starting together race on CREATE TABLE; the next try sees the winner's table.
+      if (attempt >= CREATE_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
+}
+
+/** The shared signing secret: the configured one, else the one the first node stored. */
+export async function loadSecret(db: Db, configured: string | undefined): Promise<Uint8Array> {
+  if (configured !== undefined) return new TextEncoder().encode(configured);
+  const read = async () => (await db.selectFrom(SECRET_TABLE).select('secret').where('id', '=', 1).executeTakeFirst())?.secret as string | undefined;
+  let secret = await read();
+  let insertError: unknown;
+  if (secret === undefined) {
+    try {
+      await db.insertInto(SECRET_TABLE).values({ id: 1, secret: randomBytes(SECRET_BYTES).toString('base64url') }).execute();
+    } catch (error) {
+      // Another node may have stored its secret first: then the read below finds that one.
+      insertError = error;
+    }
+    secret = await read();
+  }
+  if (secret === undefined) throw new Error('the auth secret could not be stored', { cause: insertError });
+  return new TextEncoder().encode(secret);
+}
+
+export async function insertRevocation(db: Db, jti: string, expiresAtMs: number, nowMs: number): Promise<void> {
+  try {
+    await db.insertInto(REVOKED_TABLE).values({ jti, expires_at: expiresAtMs, revoked_at: nowMs }).execute();
+  } catch (error) {
+    // Signing out twice is fine; anything else is not.
+    const again = await db.selectFrom(REVOKED_TABLE).select('jti').where('jti', '=', jti).executeTakeFirst();
+    if (again === undefined) throw error;
+  }
+}
+
+/** Token ids revoked at or after `sinceMs` (with their expiry), for the other nodes' caches. */
+export async function revokedSince(db: Db, sinceMs: number): Promise<{ jti: string; expiresAt: number; revokedAt: number }[]> {
+  const rows = await db.selectFrom(REVOKED_TABLE).select(['jti', 'expires_at', 'revoked_at']).where('revoked_at', '>=', sinceMs).execute();
+  return rows.map((row) => ({ jti: String(row.jti), expiresAt: Number(row.expires_at), revokedAt: Number(row.revoked_at) }));
+}
+
+/** Forgets revocations of tokens that have expired anyway. */
+export async function pruneRevocations(db: Db, nowMs: number): Promise<void> {
+  await db.deleteFrom(REVOKED_TABLE).where('expires_at', '<', nowMs).execute();
+}

@@ -1,0 +1,293 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import type { FastifyBaseLogger } from 'fastify';
+import type { AuthConfig } from '../config/config.js';
+import type { Database } from '../db/database.js';
+import { ApiError } from '../errors/api-error.js';
+import { hashPassword, verifyPassword } from '../schema/field-types/password-type.js';
+import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
+import type { Scopes } from '../store/scope.js';
+import { DIALECT_TRAITS } from '../sql/dialect-traits.js';
+import { insertRevocation, loadSecret, pruneRevocations, revokedSince } from './auth-tables.js';
+import { Access, roleDef, type RoleDef } from './permissions.js';
+import type { Principal } from './principal.js';
+import { ACCOUNT_FAILURES, ADDRESS_FAILURES, FailureLimiter } from './rate-limiter.js';
+import { API_KEYS, ROLES, ROOT_ROLE, USERS } from './system-collections.js';
+
+const ALGORITHM = 'HS256';
+const ISSUER = 'corral';
+/** How long a user's row (roles, fields used by scope filters) is reused before it is read again. */
+const USER_CACHE_MS = 1000;
+const MAX_CACHED_USERS = 10_000;
+/** Revocations are read again with this overlap, so one committed late is not missed. */
+const REVOCATION_OVERLAP_MS = 5000;
+const PRUNE_EVERY_MS = 10 * 60 * 1000;
+/** Lifetime of an API key created without expiresIn. */
+const API_KEY_DEFAULT_TTL_SECONDS = 365 * 24 * 3600;
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+/**
+ * A verified token's claims are reused for this long (never past its expiry): verifying an
+ * HS256 JWT costs more than the rest of a small read. Revocation is still checked on every
+ * request (against the jti), so a cached token stops working at sign-out like any other.
+ */
+const VERIFIED_TOKEN_MS = 60_000;
+const MAX_VERIFIED_TOKENS = 10_000;
+
+type User = Principal['user'];
+
+/** A password hash to compare against when the account does not exist (same cost either way). */
+const DUMMY_HASH = hashPassword('not a real password');
+
+/**
+ * Signs tokens in and out and turns a bearer token into a principal. Every node shares the
+ * secret and the revocation table in the database; each keeps a copy of the revocations that
+ * it refreshes every poll interval (its own sign-outs apply at once).
+ */
+export class Authenticator {
+  #secret!: Uint8Array;
+  readonly #revoked = new Map<string, number>();
+  #revokedSeenAt = 0;
+  #lastPrune = 0;
+  #timer: NodeJS.Timeout | undefined;
+  readonly #users = new Map<string, { user: User; at: number }>();
+  /** Claims of verified tokens by token text, until `until` (bounded; oldest dropped first). */
+  readonly #verified = new Map<string, { payload: JWTPayload; until: number }>();
+  #roles: { defs: Promise<Map<string, RoleDef>>; at: number } | undefined;
+  /** Bound scopes of the roles as last read; a new read of the roles starts a new cache. */
+  #scopes = new Map<string, Scopes>();
+  #onRevoked: ((jti: string, expiresAt: number) => void) | undefined;
+  readonly #accounts = new FailureLimiter(ACCOUNT_FAILURES);
+  readonly #addresses = new FailureLimiter(ADDRESS_FAILURES);
+
+  constructor(
+    private readonly database: Database,
+    private readonly config: AuthConfig,
+    private readonly snapshot: () => SchemaSnapshot,
+    private readonly log?: FastifyBaseLogger,
+  ) {}
+
+  async init(pollMs: number): Promise<void> {
+    this.#secret = await loadSecret(this.database.db, this.config.secret);
+    await this.refreshRevocations();
+    this.#timer = setInterval(() => {
+      this.refreshRevocations().catch((error: unknown) => this.log?.warn({ err: error }, 'reading new token revocations failed; trying again at the next poll'));
+    }, pollMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+  }
+
+  /** Forget cached users (after a write to users or roles on this node). */
+  forgetUsers(): void {
+    this.#users.clear();
+    this.#roles = undefined;
+  }
+
+  /** What the principal's roles allow (role definitions are cached like users). */
+  async access(principal: Principal): Promise<Access> {
+    const now = Date.now();
+    if (this.#roles === undefined || now - this.#roles.at >= USER_CACHE_MS) {
+      const defs = this.#readRoles();
+      this.#roles = { defs, at: now };
+      this.#scopes = new Map();
+      defs.catch(() => (this.#roles = undefined));
+    }
+    const defs = await this.#roles.defs;
+    return new Access(principal, principal.roles.flatMap((name) => defs.get(name) ?? []), [...defs.keys()], this.#scopes);
+  }
+
+  async #readRoles(): Promise<Map<string, RoleDef>> {
+    const roles = this.snapshot().get(ROLES);
+    if (roles === undefined) return new Map();
+    const rows = await this.database.db.selectFrom(ROLES).select(['name', 'strategy', 'resources']).execute();
+    const fields = ['name', 'strategy', 'resources'].map((name) => roles.fields.get(name)!);
+    return new Map(rows.map((row) => [String(row.name), roleDef(roles.decode(row, fields))]));
+  }
+
+  /**
+   * `apiKeys:create` `{name, role, expiresIn?}`: the key acts as its creator restricted to
+   * `role` (one the creator holds). Returns the token once; only its digest is stored.
+   */
+  async createApiKey(principal: Principal, body: unknown): Promise<{ id: number; token: string }> {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiError('BODY_INVALID', 'apiKeys:create needs {"name", "role", "expiresIn"?}');
+    const { name, role, expiresIn } = body as Record<string, unknown>;
+    if (typeof name !== 'string' || name === '') throw new ApiError('VALIDATION_FAILED', 'name must be a non-empty string', { field: 'name' });
+    if (typeof role !== 'string') throw new ApiError('VALIDATION_FAILED', 'role must be a role name', { field: 'role' });
+    if (expiresIn !== undefined && expiresIn !== null && !(Number.isInteger(expiresIn) && (expiresIn as number) > 0)) {
+      throw new ApiError('VALIDATION_FAILED', 'expiresIn must be a positive number of seconds', { field: 'expiresIn' });
+    }
+    if (!principal.roles.includes(role) && !principal.roles.includes(ROOT_ROLE)) throw new ApiError('FORBIDDEN', `you cannot give a key the role ${role}`, { field: 'role' });
+    if (principal.apiKeyId !== undefined) throw new ApiError('FORBIDDEN', 'an API key cannot create API keys');
+    const keys = this.snapshot().get(API_KEYS)!;
+    const ttl = typeof expiresIn === 'number' ? expiresIn : API_KEY_DEFAULT_TTL_SECONDS;
+    const now = new Date();
+    const values: Record<string, unknown> = { name, role, expiresIn: typeof expiresIn === 'number' ? expiresIn : null, expiresAt: new Date(now.getTime() + ttl * 1000), userId: principal.user.id, createdAt: now, updatedAt: now };
+    const row: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(values)) if (value !== null) row[key] = keys.fields.get(key)!.type.toDb(value, this.database.dialect);
+    const { db } = this.database;
+    // apiKeys has integer ids (SQLite may hand them back as BigInt).
+    const id = Number(DIALECT_TRAITS[this.database.dialect].returning
+      ? (await db.insertInto(API_KEYS).values(row).returning('id').executeTakeFirstOrThrow()).id
+      : (await db.insertInto(API_KEYS).values(row).executeTakeFirstOrThrow()).insertId);
+    const token = await this.sign({ sub: String(principal.user.id), key: String(id) }, ttl);
+    await this.database.db.updateTable(API_KEYS).set({ tokenHash: tokenHash(token) }).where('id', '=', id).execute();
+    return { id, token };
+  }
+
+
+  async refreshRevocations(now = Date.now()): Promise<void> {
+    const since = this.#revokedSeenAt - REVOCATION_OVERLAP_MS;
+    const rows = await revokedSince(this.database.db, since);
+    for (const row of rows) this.#revoked.set(row.jti, row.expiresAt);
+    this.#revokedSeenAt = now;
+    if (now - this.#lastPrune > PRUNE_EVERY_MS) {
+      this.#lastPrune = now;
+      for (const [jti, expiresAt] of this.#revoked) if (expiresAt < now) this.#revoked.delete(jti);
+      await pruneRevocations(this.database.db, now);
+    }
+  }
+
+  async signIn(body: unknown, address: string): Promise<{ user: User; token: string }> {
+    const { account, password } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+    if (typeof account !== 'string' || typeof password !== 'string' || account === '') {
+      throw new ApiError('BODY_INVALID', 'auth:signIn needs {"account": <email or username>, "password": <string>}');
+    }
+    const accountKey = account.toLowerCase();
+    const wait = Math.max(this.#accounts.retryAfter(accountKey), this.#addresses.retryAfter(address));
+    if (wait > 0) throw new ApiError('RATE_LIMITED', 'too many failed sign-ins; try again later', { headers: { 'retry-after': String(wait) } });
+    const row = await this.database.db
+      .selectFrom(USERS)
+      .select(['id', 'password'])
+      .where((eb) => eb.or([eb('email', '=', account), eb('username', '=', account)]))
+      .executeTakeFirst();
+    const stored = typeof row?.password === 'string' ? row.password : await DUMMY_HASH;
+    const matches = await verifyPassword(password, stored);
+    if (row === undefined || !matches) {
+      this.#accounts.fail(accountKey);
+      this.#addresses.fail(address);
+      throw new ApiError('AUTH_BAD_CREDENTIALS');
+    }
+    this.#accounts.reset(accountKey);
+    const user = await this.#user(String(row.id), true);
+    if (user === undefined) throw new ApiError('AUTH_BAD_CREDENTIALS');
+    const token = await this.sign({ sub: String(user.id) }, this.config.tokenTtlSeconds);
+    return { user, token };
+  }
+
+  /** A signed token with a fresh id, expiring in `ttlSeconds`. */
+  async sign(claims: Record<string, string>, ttlSeconds: number, jti: string = randomUUID()): Promise<string> {
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: ALGORITHM })
+      .setIssuer(ISSUER)
+      .setIssuedAt()
+      .setJti(jti)
+      .setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds)
+      .sign(this.#secret);
+  }
+
+  /**
+   * The principal of an `Authorization` header: 401 AUTH_REQUIRED without one, 401
+   * AUTH_INVALID_TOKEN for a bad, expired or revoked one, 403 FORBIDDEN for an X-Role the user
+   * does not hold.
+   */
+  async authenticate(authorization: string | undefined, requestedRole: string | undefined): Promise<Principal> {
+    if (authorization === undefined || authorization === '') throw new ApiError('AUTH_REQUIRED');
+    const token = BEARER.exec(authorization)?.[1];
+    if (token === undefined) throw new ApiError('AUTH_INVALID_TOKEN', 'the Authorization header must be "Bearer <token>"');
+    const payload = await this.#verify(token);
+    const { sub, jti, exp } = payload;
+    if (typeof sub !== 'string' || typeof jti !== 'string' || typeof exp !== 'number') throw new ApiError('AUTH_INVALID_TOKEN');
+    if (this.#revoked.has(jti)) throw new ApiError('AUTH_INVALID_TOKEN', 'the token has been revoked');
+    const user = await this.#user(sub, false);
+    if (user === undefined) throw new ApiError('AUTH_INVALID_TOKEN', 'the token names a user that no longer exists');
+    let held = rolesOf(user);
+    let apiKeyId: string | undefined;
+    if (typeof payload.key === 'string') {
+      apiKeyId = payload.key;
+      const key = await this.database.db.selectFrom(API_KEYS).select(['role', 'tokenHash', 'userId']).where('id', '=', apiKeyId).executeTakeFirst();
+      if (key === undefined || key.tokenHash !== tokenHash(token) || String(key.userId) !== sub) {
+        throw new ApiError('AUTH_INVALID_TOKEN', 'the API key has been revoked');
+      }
+      // The key acts as its creator restricted to its role (and loses it if the creator does).
+      held = held.includes(String(key.role)) || held.includes(ROOT_ROLE) ? [String(key.role)] : [];
+    }
+    let roles = held;
+    if (requestedRole !== undefined && requestedRole !== '') {
+      if (!held.includes(requestedRole)) throw new ApiError('FORBIDDEN', `you do not have the role ${requestedRole}`);
+      roles = [requestedRole];
+    }
+    return { user, roles, tokenId: jti, expiresAt: exp * 1000, ...(apiKeyId === undefined ? {} : { apiKeyId }) };
+  }
+
+  /** The claims of a well-signed, unexpired token (cached by token text for a short while). */
+  async #verify(token: string): Promise<JWTPayload> {
+    const now = Date.now();
+    const cached = this.#verified.get(token);
+    if (cached !== undefined) {
+      if (now < cached.until) return cached.payload;
+      this.#verified.delete(token);
+    }
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, this.#secret, { algorithms: [ALGORITHM], issuer: ISSUER }));
+    } catch (error) {
+      const expired = error instanceof joseErrors.JWTExpired;
+      throw new ApiError('AUTH_INVALID_TOKEN', expired ? 'the token has expired' : undefined, { cause: error });
+    }
+    if (typeof payload.exp === 'number') {
+      if (this.#verified.size >= MAX_VERIFIED_TOKENS) this.#verified.delete(this.#verified.keys().next().value!);
+      this.#verified.set(token, { payload, until: Math.min(now + VERIFIED_TOKEN_MS, payload.exp * 1000) });
+    }
+    return payload;
+  }
+
+  /**
+   * Revokes the token on every node: at once here and (through `onRevoked`, the cluster's
+   * message) on this node's other workers, within a poll interval on other nodes.
+   */
+  async signOut(principal: Principal): Promise<void> {
+    await insertRevocation(this.database.db, principal.tokenId, principal.expiresAt, Date.now());
+    this.noteRevoked(principal.tokenId, principal.expiresAt);
+    this.#onRevoked?.(principal.tokenId, principal.expiresAt);
+  }
+
+  /** A revocation learnt from elsewhere (another worker of this node). */
+  noteRevoked(jti: string, expiresAt: number): void {
+    this.#revoked.set(jti, expiresAt);
+  }
+
+  /** Called after each sign-out on this process (the worker passes it to its siblings). */
+  onRevoked(listener: (jti: string, expiresAt: number) => void): void {
+    this.#onRevoked = listener;
+  }
+
+  async #user(id: string, fresh: boolean): Promise<User | undefined> {
+    const now = Date.now();
+    const cached = this.#users.get(id);
+    if (!fresh && cached !== undefined && now - cached.at < USER_CACHE_MS) return cached.user;
+    const users = this.snapshot().get(USERS);
+    if (users === undefined) return undefined;
+    const row = await this.database.db.selectFrom(USERS).select(users.visible.map((field) => field.name)).where('id', '=', id).executeTakeFirst();
+    if (row === undefined) {
+      this.#users.delete(id);
+      return undefined;
+    }
+    const user = users.decode(row, users.visible) as User;
+    if (this.#users.size >= MAX_CACHED_USERS) this.#users.clear();
+    this.#users.set(id, { user, at: now });
+    return user;
+  }
+}
+
+/** The role names of a user row (`roles` is a JSON list of names). */
+export function rolesOf(user: User): string[] {
+  const roles = user.roles;
+  return Array.isArray(roles) ? roles.filter((role): role is string => typeof role === 'string') : [];
+}
+
+/** API keys are stored as this digest: the token itself is high-entropy, a slow hash adds nothing. */
+export function tokenHash(token: string): string {
+  return createHash('sha256').update(token).digest('base64url');
+}

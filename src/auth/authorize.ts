@@ -1,0 +1,143 @@
+import { ApiError } from '../errors/api-error.js';
+import { isRecord } from '../is-record.js';
+import type { ApiRequest } from '../request/api-request.js';
+import type { Collection } from '../schema/collection.js';
+import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
+import type { Scopes } from '../store/scope.js';
+import { bindFilter } from '../plan/bind-filter.js';
+import { combineScopes, grantActionOf, type Access, type GrantAction } from './permissions.js';
+import { ROLES, USERS } from './system-collections.js';
+
+/** Actions on an association that change the source's links: they need `update` on the source. */
+const LINK_ACTIONS = new Set(['add', 'set', 'remove', 'toggle', 'move']);
+/** An action name no role grants on any collection, used to ask about the strategy alone. */
+const ANY_COLLECTION = '\u0000any';
+
+/**
+ * Checks a non-root request against its roles (403 FORBIDDEN when not allowed) and gives the
+ * scopes the store ANDs into every statement: the main collection under the request's action,
+ * every other collection under `view`.
+ */
+export function authorize(access: Access, request: ApiRequest, snapshot: SchemaSnapshot): { scopes: Scopes; request: ApiRequest } {
+  const { path, action } = request;
+  const open = { scopes: new Map(), request };
+  if (access.root || path.collection === 'app' || path.collection === 'auth') return open;
+  const grantAction = grantActionOf(action);
+  if (grantAction === undefined) throw new ApiError('FORBIDDEN', `your roles do not allow ${action}`);
+  if (path.collection === 'collections') {
+    access.require('collections', grantAction);
+    return open;
+  }
+  if (path.collection === ROLES && path.association === 'resources') return authorizeRoleResources(access, request, snapshot, grantAction);
+  const source = snapshot.get(path.collection);
+  const relation = path.association === undefined ? undefined : source?.relations.get(path.association);
+  if (source === undefined || (path.association !== undefined && relation === undefined)) return open; // 404 follows
+  let main = source.name;
+  if (relation !== undefined) {
+    if (LINK_ACTIONS.has(action)) {
+      access.require(source.name, 'update');
+    } else {
+      access.require(source.name, 'view');
+      main = relation.target.name;
+    }
+  }
+  const mainAction = relation !== undefined && LINK_ACTIONS.has(action) ? 'update' : grantAction;
+  access.require(main, mainAction);
+  let scopes = access.scopes(snapshot, main, mainAction);
+  if (main === USERS && (mainAction === 'update' || mainAction === 'destroy')) {
+    // Users holding a role the caller lacks (root, above all) are out of reach: else a new password would make them yours.
+    const lacking = access.allRoles.filter((role) => !access.principal.roles.includes(role));
+    const users = snapshot.get(USERS)!;
+    if (lacking.length > 0) scopes = combineScopes(scopes, new Map([[USERS, { where: bindFilter({ roles: { $noneOf: lacking } }, users) }]]));
+  }
+  const fields = scopes.get(main)?.fields;
+  if (fields !== undefined && (mainAction === 'create' || mainAction === 'update') && !LINK_ACTIONS.has(action)) {
+    for (const item of Array.isArray(request.body) ? request.body : [request.body]) {
+      if (!isRecord(item)) continue;
+      for (const key of Object.keys(item)) {
+        if (!fields.has(key)) throw new ApiError('FORBIDDEN', `your roles do not allow writing ${key} of ${main}`, { field: key });
+      }
+    }
+  }
+  if (mainAction !== 'view' && mainAction !== 'destroy') checkEscalation(access, main, request.body);
+  const collection = snapshot.get(main)!;
+  checkAppends(scopes, collection, request.params.appends ?? []);
+  if (fields === undefined || mainAction !== 'view') return { scopes, request };
+  // A read returns the granted fields only (of those asked for); embedded items are narrowed by the store.
+  const asked = request.params.fields ?? collection.visible.map((field) => field.name);
+  const except = new Set(request.params.except ?? []);
+  const granted = asked.filter((name) => fields.has(name) && collection.fields.has(name) && !except.has(name));
+  return { scopes, request: { ...request, params: { ...request.params, fields: granted, except: [] } } };
+}
+
+/**
+ * `roles/<role>/resources`: reading needs `view` on roles, changing needs `update` on roles
+ * (the role row's `resources` field, when the grant lists fields), and the change is checked
+ * like a `roles:update` of that role with the new resource: nobody grants more than they have.
+ */
+function authorizeRoleResources(access: Access, request: ApiRequest, snapshot: SchemaSnapshot, grantAction: GrantAction): { scopes: Scopes; request: ApiRequest } {
+  const action = grantAction === 'view' ? 'view' : 'update';
+  access.require(ROLES, action);
+  const scopes = access.scopes(snapshot, ROLES, action);
+  const fields = scopes.get(ROLES)?.fields;
+  if (fields !== undefined && !fields.has('resources')) throw new ApiError('FORBIDDEN', `your roles do not allow ${action === 'view' ? 'reading' : 'writing'} resources of roles`, { field: 'resources' });
+  if (action === 'update') {
+    const resource = isRecord(request.body) ? { ...request.body, ...(request.keys === undefined || Array.isArray(request.keys) ? {} : { name: String(request.keys) }) } : request.body;
+    checkEscalation(access, ROLES, { name: request.path.sourceKey, resources: grantAction === 'destroy' ? [] : [resource] });
+  }
+  return { scopes, request };
+}
+
+/**
+ * Every step of an append path (`author.posts`) must be a granted field of the collection it
+ * leaves: 403 FORBIDDEN otherwise. (Unknown names are left to the read, which answers 400.)
+ */
+function checkAppends(scopes: Scopes, main: Collection, appends: readonly string[]): void {
+  for (const path of appends) {
+    let collection: Collection | undefined = main;
+    for (const step of path.split('.')) {
+      if (collection === undefined) break;
+      const granted: ReadonlySet<string> | undefined = scopes.get(collection.name)?.fields;
+      if (granted !== undefined && !granted.has(step)) {
+        throw new ApiError('FORBIDDEN', `your roles do not allow reading ${step} of ${collection.name}`, { field: 'appends' });
+      }
+      collection = collection.relations.get(step)?.target;
+    }
+  }
+}
+
+/** Nobody grants more than they have: users get only the writer's roles, roles only the writer's actions. */
+function checkEscalation(access: Access, collection: string, body: unknown): void {
+  for (const item of Array.isArray(body) ? body : [body]) {
+    if (!isRecord(item)) continue;
+    if (collection === USERS && item.roles !== undefined) {
+      const roles = Array.isArray(item.roles) ? item.roles : [item.roles];
+      for (const role of roles) {
+        if (typeof role !== 'string' || !access.principal.roles.includes(role)) {
+          throw new ApiError('FORBIDDEN', `you cannot give a role you do not have (${String(role)})`, { field: 'roles' });
+        }
+      }
+    }
+    if (collection === ROLES) {
+      if (typeof item.name === 'string' && access.principal.roles.includes(item.name)) {
+        throw new ApiError('FORBIDDEN', 'you cannot change a role you hold', { field: 'name' });
+      }
+      const strategy = isRecord(item.strategy) ? item.strategy : {};
+      for (const action of Array.isArray(strategy.actions) ? strategy.actions : []) {
+        const grantAction = grantActionOf(String(action)) ?? String(action);
+        if (!access.allows(ANY_COLLECTION, grantAction as 'view')) {
+          throw new ApiError('FORBIDDEN', `you cannot grant ${String(action)} on every collection`, { field: 'strategy' });
+        }
+      }
+      for (const resource of Array.isArray(item.resources) ? item.resources : []) {
+        if (!isRecord(resource) || !Array.isArray(resource.actions)) continue;
+        for (const action of resource.actions) {
+          const name = isRecord(action) ? String(action.name) : '';
+          if (!access.allows(String(resource.name), name as 'view')) {
+            throw new ApiError('FORBIDDEN', `you cannot grant ${name} on ${String(resource.name)}`, { field: 'resources' });
+          }
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,180 @@
+import { ApiError } from '../errors/api-error.js';
+import { isRecord } from '../is-record.js';
+import { bindFilter } from '../plan/bind-filter.js';
+import { and, FALSE_NODE, or, TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
+import type { Collection } from '../schema/collection.js';
+import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
+import type { Scope, Scopes } from '../store/scope.js';
+import type { Principal } from './principal.js';
+import { API_KEYS, GRANT_ACTIONS, ROLES, ROOT_ROLE, USERS } from './system-collections.js';
+
+/** Bound scope sets kept per node (by schema version, user, roles, collection and action). */
+const MAX_CACHED_SCOPES = 5000;
+
+export type GrantAction = (typeof GRANT_ACTIONS)[number];
+
+/** Collections the strategy does not cover: only root or an explicit resource grant reaches them. */
+export const PROTECTED = new Set([USERS, ROLES, API_KEYS, 'collections']);
+
+/** One action of one collection as a role grants it. */
+interface Grant {
+  readonly fields?: readonly string[];
+  readonly filter?: unknown;
+}
+
+/** A role as stored: `strategy.actions` for every collection, `resources` per collection. */
+export interface RoleDef {
+  readonly name: string;
+  readonly actions: ReadonlySet<string>;
+  readonly resources: ReadonlyMap<string, ReadonlyMap<string, Grant>>;
+}
+
+/** Parses a roles row; anything malformed grants nothing. */
+export function roleDef(row: Record<string, unknown>): RoleDef {
+  const strategy = isRecord(row.strategy) ? row.strategy : {};
+  const actions = new Set(Array.isArray(strategy.actions) ? strategy.actions.filter((a): a is string => typeof a === 'string') : []);
+  const resources = new Map<string, Map<string, Grant>>();
+  for (const resource of Array.isArray(row.resources) ? row.resources : []) {
+    if (!isRecord(resource) || typeof resource.name !== 'string' || !Array.isArray(resource.actions)) continue;
+    const grants = new Map<string, Grant>();
+    for (const action of resource.actions) {
+      if (!isRecord(action) || typeof action.name !== 'string') continue;
+      const fields = Array.isArray(action.fields) ? action.fields.filter((f): f is string => typeof f === 'string') : undefined;
+      grants.set(action.name, { ...(fields === undefined ? {} : { fields }), ...(action.filter === undefined ? {} : { filter: action.filter }) });
+    }
+    resources.set(resource.name, grants);
+  }
+  return { name: String(row.name), actions, resources };
+}
+
+/** The grant of one role for (collection, action), or undefined when it grants nothing. */
+function grantOf(role: RoleDef, collection: string, action: GrantAction): Grant | undefined {
+  if (role.name === ROOT_ROLE) return {};
+  const resource = role.resources.get(collection);
+  if (resource !== undefined) return resource.get(action);
+  if (PROTECTED.has(collection)) return undefined;
+  return role.actions.has(action) ? {} : undefined;
+}
+
+const VARIABLE = /^\{\{\s*\$user\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/;
+
+/** Replaces `{{$user.<field>}}` strings with the user's values. */
+function withUser(filter: unknown, user: Principal['user']): unknown {
+  if (typeof filter === 'string') {
+    const name = VARIABLE.exec(filter)?.[1];
+    return name === undefined ? filter : (user[name] ?? null);
+  }
+  if (Array.isArray(filter)) return filter.map((item) => withUser(item, user));
+  if (isRecord(filter)) return Object.fromEntries(Object.entries(filter).map(([key, value]) => [key, withUser(value, user)]));
+  return filter;
+}
+
+/** What a request's roles allow: the union over its roles. */
+export class Access {
+  readonly root: boolean;
+
+  constructor(
+    readonly principal: Principal,
+    private readonly roles: readonly RoleDef[],
+    /** Every role name that exists (for "users holding a role you lack"). */
+    readonly allRoles: readonly string[] = [],
+    /** Scopes already bound, shared across requests (cleared when users or roles change). */
+    private readonly cache: Map<string, Scopes> = new Map(),
+  ) {
+    this.root = roles.some((role) => role.name === ROOT_ROLE);
+  }
+
+  /** The union of the roles' grants: undefined when none allows the action. */
+  grant(collection: string, action: GrantAction): { fields?: ReadonlySet<string>; filters: unknown[] | undefined } | undefined {
+    let allowed = false;
+    let fields: Set<string> | undefined = new Set();
+    let filters: unknown[] | undefined = [];
+    for (const role of this.roles) {
+      const grant = grantOf(role, collection, action);
+      if (grant === undefined) continue;
+      allowed = true;
+      if (grant.fields === undefined) fields = undefined;
+      else if (fields !== undefined) for (const field of grant.fields) fields.add(field);
+      if (grant.filter === undefined) filters = undefined;
+      else if (filters !== undefined) filters.push(grant.filter);
+    }
+    if (!allowed) return undefined;
+    return { ...(fields === undefined ? {} : { fields }), filters };
+  }
+
+  allows(collection: string, action: GrantAction): boolean {
+    return this.root || this.grant(collection, action) !== undefined;
+  }
+
+  /** 403 FORBIDDEN unless the roles allow the action on the collection. */
+  require(collection: string, action: GrantAction): void {
+    if (!this.allows(collection, action)) throw new ApiError('FORBIDDEN', `your roles do not allow ${action} on ${collection}`);
+  }
+
+  /** The scope of one collection for one action: the OR of the roles' filters, FALSE when not allowed. */
+  scope(collection: Collection, action: GrantAction): Scope | undefined {
+    if (this.root) return undefined;
+    const grant = this.grant(collection.name, action);
+    if (grant === undefined) return { where: FALSE_NODE };
+    const where = grant.filters === undefined ? TRUE_NODE : or(grant.filters.map((filter) => bindFilter(withUser(filter, this.principal.user), collection)));
+    if (where === TRUE_NODE && grant.fields === undefined) return undefined;
+    return { where, ...(grant.fields === undefined ? {} : { fields: grant.fields }) };
+  }
+
+  /**
+   * The scopes of a request: `main` under `action`, every other collection under `view`
+   * (appends, association paths in filters and sorts, key lookups of nested writes and links).
+   */
+  scopes(snapshot: SchemaSnapshot, main: string | undefined, action: GrantAction): Scopes {
+    if (this.root) return new Map();
+    // Filters may read the user's fields: the user is part of the key.
+    const key = `${snapshot.version}\u0000${String(this.principal.user.id)}\u0000${this.roles.map((role) => role.name).join(',')}\u0000${main ?? ''}\u0000${action}`;
+    const cached = this.cache.get(key);
+    if (cached !== undefined) return cached;
+    const scopes = new Map<string, Scope>();
+    for (const collection of snapshot.collections.values()) {
+      const scope = this.scope(collection, collection.name === main ? action : 'view');
+      if (scope !== undefined) scopes.set(collection.name, scope);
+    }
+    if (this.cache.size >= MAX_CACHED_SCOPES) this.cache.clear();
+    this.cache.set(key, scopes);
+    return scopes;
+  }
+}
+
+/** Two scope maps in one: a collection in both gets both filters. */
+export function combineScopes(a: Scopes, b: Scopes): Scopes {
+  if (a.size === 0) return b;
+  if (b.size === 0) return a;
+  const merged = new Map(a);
+  for (const [name, scope] of b) {
+    const other = merged.get(name);
+    merged.set(name, other === undefined ? scope : { where: and([other.where, scope.where]), ...(scope.fields ?? other.fields ? { fields: scope.fields ?? other.fields! } : {}) });
+  }
+  return merged;
+}
+
+/** Which grant action a request action needs. */
+export function grantActionOf(action: string): GrantAction | undefined {
+  switch (action) {
+    case 'list':
+    case 'get':
+    case 'count':
+    case 'query':
+      return 'view';
+    case 'create':
+    case 'firstOrCreate':
+      return 'create';
+    case 'update':
+    case 'add':
+    case 'set':
+    case 'remove':
+    case 'toggle':
+    case 'move':
+      return 'update';
+    case 'destroy':
+      return 'destroy';
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,13 @@
+/** Who a request acts for, once its token was verified. */
+export interface Principal {
+  /** The user as the API returns it (never the password). */
+  readonly user: Readonly<Record<string, unknown>> & { readonly id: number | string };
+  /** The roles this request acts with: the X-Role, or every role of the user (or the API key's role). */
+  readonly roles: readonly string[];
+  /** The token's id (`jti`), what sign-out revokes. */
+  readonly tokenId: string;
+  /** When the token expires, in ms since the epoch. */
+  readonly expiresAt: number;
+  /** Set when the request authenticated with an API key. */
+  readonly apiKeyId?: string;
+}

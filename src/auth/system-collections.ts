@@ -1,0 +1,114 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database } from '../db/database.js';
+import { hashPassword } from '../schema/field-types/password-type.js';
+import type { SchemaManager } from '../schema/schema-manager.js';
+
+export const USERS = 'users';
+export const ROLES = 'roles';
+export const API_KEYS = 'apiKeys';
+export const ROOT_ROLE = 'root';
+/** The actions a role's strategy or a resource grant may name. */
+export const GRANT_ACTIONS = ['view', 'create', 'update', 'destroy'] as const;
+const GENERATED_PASSWORD_BYTES = 18;
+const CREATE_ATTEMPTS = 5;
+
+/** The system collections, created at first start through the schema API like any other. */
+const DEFINITIONS: readonly Record<string, unknown>[] = [
+  {
+    name: ROLES,
+    autoGenId: false,
+    fields: [
+      { name: 'name', type: 'string', primaryKey: true, allowNull: false, length: 63 },
+      { name: 'title', type: 'string' },
+      { name: 'strategy', type: 'json' },
+      { name: 'resources', type: 'json' },
+    ],
+  },
+  {
+    name: USERS,
+    fields: [
+      { name: 'email', type: 'string', unique: true, allowNull: false },
+      { name: 'username', type: 'string', unique: true },
+      { name: 'nickname', type: 'string' },
+      { name: 'password', type: 'password' },
+      { name: 'roles', type: 'array' },
+    ],
+  },
+  {
+    name: API_KEYS,
+    fields: [
+      { name: 'name', type: 'string', allowNull: false },
+      { name: 'role', type: 'string', allowNull: false },
+      { name: 'expiresIn', type: 'integer', min: 1 },
+      { name: 'expiresAt', type: 'date' },
+      { name: 'userId', type: 'bigInt' },
+      { name: 'tokenHash', type: 'password' },
+    ],
+  },
+];
+
+/**
+ * Creates the missing system collections, the root role and, when no user exists yet, the
+ * root user (from the configured credentials, or with a generated password printed once).
+ */
+export async function ensureAuthCollections(
+  schema: SchemaManager,
+  database: Database,
+  root: { email: string; password?: string },
+  log: FastifyBaseLogger,
+): Promise<void> {
+  const { db } = database;
+  const encode = (collection: string, values: Record<string, unknown>): Record<string, unknown> => {
+    const target = schema.snapshot.get(collection)!;
+    const now = new Date();
+    const row: Record<string, unknown> = {};
+    for (const field of target.fieldList) {
+      const value = field.def.system === 'createdAt' || field.def.system === 'updatedAt' ? now : values[field.name];
+      if (value !== undefined && value !== null) row[field.name] = field.type.toDb(value, database.dialect);
+    }
+    return row;
+  };
+  for (const definition of DEFINITIONS) {
+    if (schema.snapshot.get(definition.name as string) !== undefined) continue;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await schema.createCollection(definition, true);
+        break;
+      } catch (error) {
+        // Another node starting at the same time may have created it first (on MySQL its DDL
+        // then fails outright): read the schema again and see.
+        await schema.reload();
+        if (schema.snapshot.get(definition.name as string) !== undefined) break;
+        if (attempt >= CREATE_ATTEMPTS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+      }
+    }
+  }
+  const rootRole = () => db.selectFrom(ROLES).select('name').where('name', '=', ROOT_ROLE).executeTakeFirst();
+  if ((await rootRole()) === undefined) {
+    try {
+      await db.insertInto(ROLES).values(encode(ROLES, { name: ROOT_ROLE, title: 'Root', strategy: { actions: [...GRANT_ACTIONS] } })).execute();
+    } catch (error) {
+      // A concurrent first start may have inserted it: fine if it is there now.
+      if ((await rootRole()) === undefined) throw error;
+    }
+  }
+  const anyUser = await db.selectFrom(USERS).select('id').limit(1).executeTakeFirst();
+  if (anyUser !== undefined) return;
+  const password = root.password ?? randomBytes(GENERATED_PASSWORD_BYTES).toString('base64url');
+  try {
+    await db
+      .insertInto(USERS)
+      .values(encode(USERS, { email: root.email, username: 'root', nickname: 'Root', password: await hashPassword(password), roles: [ROOT_ROLE] }))
+      .execute();
+  } catch (error) {
+    // A concurrent first start created the root user; only that node prints a password.
+    log.debug({ err: error }, 'the root user exists already');
+    return;
+  }
+  if (root.password === undefined) {
+    // Printed once, on purpose outside the log (which may be shipped elsewhere).
+    process.stderr.write(`corral: created the root user ${root.email} with the generated password ${password}\n` + 'corral: sign in and change it; it is not shown again\n');
+  }
+}
