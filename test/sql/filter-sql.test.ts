@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { bindFilter } from '../../src/plan/bind-filter.js';
 import { FALSE_NODE, TRUE_NODE, type FilterNode } from '../../src/plan/filter-node.js';
 import type { Dialect } from '../../src/schema/types.js';
-import { filterShape } from '../../src/sql/filter-shape.js';
-import { filterToSql } from '../../src/sql/filter-sql.js';
+import { filterKey, filterToSql } from '../../src/sql/filter-sql.js';
 import { CASES } from './filter-cases.js';
 import { compilerFor, goldenSnapshot } from './golden-support.js';
 
@@ -136,9 +135,7 @@ describe('filter compiler golden SQL', () => {
           const [expectedSql, expectedParameters] = GOLDEN[name]![dialect];
           expect(sql).toBe(PREFIX[dialect] + expectedSql);
           expect(parameters).toEqual(expectedParameters);
-          const keyParameters: unknown[] = [];
-          filterShape(node, dialect, keyParameters);
-          expect(keyParameters).toEqual([...parameters]);
+          expect(filterKey(node, dialect).params).toEqual([...parameters]);
         });
       }
 
@@ -158,9 +155,7 @@ describe('filter compiler golden SQL', () => {
           `select ${q('id')} from ${q('tags')} where exists (select 1 from ${q('posts_tags')} as ${q('l1')} where ${q('l1')}.${q('tagId')} = ${q('tags')}.${q('id')} and ${q('l1')}.${q('postId')} = ${p})`,
         );
         expect(parameters).toEqual([7]);
-        const keyParameters: unknown[] = [];
-        filterShape(node, dialect, keyParameters);
-        expect(keyParameters).toEqual([7]);
+        expect(filterKey(node, dialect).params).toEqual([7]);
       });
     });
   }
