@@ -8,7 +8,7 @@ import type { Dialect } from '../schema/types.js';
 import { DIALECT_TRAITS } from './dialect-traits.js';
 import { whereSql } from './filter-sql.js';
 import type { ShapeCache } from './query-cache.js';
-import { KEY_ONLY, SqlPass } from './sql-pass.js';
+import { KEY_ONLY, SqlPass, type Statement } from './sql-pass.js';
 
 /** Where a query runs: the pool, or a transaction (a Transaction is a Kysely too). */
 export type Executor = Kysely<DynamicDb>;
@@ -198,8 +198,13 @@ export function selectQuery(db: Executor, dialect: Dialect, plan: ReadPlan, rela
   return query;
 }
 
+/** A read plan as a statement for the shape cache (see `writeSelect`). */
+export function selectStatement(db: Executor, plan: ReadPlan, related: RelatedScope = UNSCOPED): Statement<Row> {
+  return (pass) => writeSelect(pass, db, plan, related);
+}
+
 export async function selectRows({ db, dialect, shapes }: SqlTarget, plan: ReadPlan, related: RelatedScope = UNSCOPED): Promise<Row[]> {
-  return shapes.run<Row>(db, plan.collection, dialect, (pass) => writeSelect(pass, db, plan, related));
+  return shapes.run<Row>(db, plan.collection, dialect, selectStatement(db, plan, related));
 }
 
 export async function countRows({ db, dialect, shapes }: SqlTarget, collection: Collection, where: FilterNode): Promise<number> {
