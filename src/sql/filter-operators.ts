@@ -1,12 +1,14 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
-import type { ArrayElement, FilterNode } from '../plan/filter-node.js';
+import type { FilterNode } from '../plan/filter-node.js';
 import { asciiLower, escapeLike, likeText, likeTokens, type LikeToken } from '../plan/like-pattern.js';
 import type { Dialect } from '../schema/types.js';
+import { KEY_ONLY, type SqlPass } from './sql-pass.js';
 
 /**
- * SQL for the text, pattern and array operators, per dialect. Every function takes the bound
- * node and the column expression and binds exactly `operatorParams(node, dialect)`, in order,
- * so the query cache can check a shape's parameters.
+ * SQL for the text, pattern and array operators, per dialect, written in one pass with their
+ * shape key (see `sql-pass.ts`): each writer appends the operator's key fragment, pushes its
+ * driver values in binding order and, when the pass emits, builds the SQL binding exactly
+ * those values. `column` is the column expression (`KEY_ONLY` when the pass does not emit).
  *
  * Case folding is ASCII-only everywhere (non-ASCII letters compare exactly): SQLite's LIKE
  * and PostgreSQL's ILIKE under the columns' "C" collation fold A–Z only; MySQL's LOWER folds
@@ -44,42 +46,8 @@ function textParam(op: TextNode['op'], term: string, dialect: Dialect): string {
   return `${op === 'startsWith' ? '' : '%'}${escaped}${op === 'endsWith' ? '' : '%'}`;
 }
 
-/** Canonical driver form of an array element: JSON text on PostgreSQL and MySQL, the value on SQLite. */
-const elementParam = (value: ArrayElement, dialect: Dialect): unknown => (dialect === 'sqlite' ? value : JSON.stringify(value));
-
 const strings = (node: ArrayNode): string[] => node.values.filter((v): v is string => typeof v === 'string');
 const numbers = (node: ArrayNode): number[] => node.values.filter((v): v is number => typeof v === 'number');
-
-/** Parameters of an array element test, in binding order (strings, then numbers on SQLite). */
-function elementParams(node: ArrayNode, dialect: Dialect): unknown[] {
-  if (dialect === 'sqlite') return [...strings(node), ...numbers(node)];
-  return node.values.map((value) => elementParam(value, dialect));
-}
-
-/** The driver values an operator binds, in order. */
-export function operatorParams(node: OperatorNode, dialect: Dialect): unknown[] {
-  switch (node.kind) {
-    case 'text':
-      return node.values.map((term) => textParam(node.op, term, dialect));
-    case 'like':
-      return [likeParam(node, dialect)];
-    case 'array':
-      if (node.op === 'empty') return [];
-      return node.op === 'match' ? [...elementParams(node, dialect), ...elementParams(node, dialect)] : elementParams(node, dialect);
-  }
-}
-
-/** The operator's part of a query shape: everything but the values that decides its SQL text. */
-export function operatorShape(node: OperatorNode): string {
-  switch (node.kind) {
-    case 'text':
-      return `t:${node.op}:${node.field.name}:${node.values.length}`;
-    case 'like':
-      return `k:${node.op}:${node.field.name}`;
-    case 'array':
-      return `a:${node.op}:${node.field.name}:${strings(node).length}:${numbers(node).length}`;
-  }
-}
 
 function likeParam(node: LikeNode, dialect: Dialect): string {
   const tokens = likeTokens(node.pattern);
@@ -91,23 +59,32 @@ function likeParam(node: LikeNode, dialect: Dialect): string {
   return likeText(tokens);
 }
 
-const params = (values: readonly unknown[]): RawBuilder<unknown> => sql.join(values.map((value) => sql`${value}`));
-
 /** The substring test of one term, on a dialect; `term` is already the driver value. */
-function textTerm(column: Expression<unknown>, term: unknown, dialect: Dialect): RawBuilder<SqlBool> {
+function textTerm(column: Expression<unknown>, term: RawBuilder<unknown>, dialect: Dialect): RawBuilder<SqlBool> {
   if (dialect === 'mysql') return sql<SqlBool>`${column} regexp ${term}`;
   if (dialect === 'postgres') return sql<SqlBool>`${column} ilike ${term} escape '\\'`;
   return sql<SqlBool>`${column} like ${term} escape '\\'`;
 }
 
-export function textSql(node: TextNode, column: Expression<unknown>, dialect: Dialect): Expression<SqlBool> {
-  const terms = operatorParams(node, dialect).map((term) => textTerm(column, term, dialect));
+/** Any of the terms is a substring (a prefix, a suffix) of the column; no terms is false. */
+export function textSql(node: TextNode, column: Expression<unknown>, pass: SqlPass): Expression<SqlBool> {
+  const { dialect } = pass;
+  pass.key += `t:${node.op}:${node.field.name}:${node.values.length}`;
+  const terms: RawBuilder<SqlBool>[] = [];
+  for (const term of node.values) {
+    const value = pass.value(textParam(node.op, term, dialect));
+    if (pass.emit) terms.push(textTerm(column, value, dialect));
+  }
+  if (!pass.emit) return KEY_ONLY;
   if (terms.length === 0) return sql<SqlBool>`1 = 0`;
   return terms.length === 1 ? terms[0]! : sql<SqlBool>`(${sql.join(terms, sql` or `)})`;
 }
 
-export function likeSql(node: LikeNode, column: Expression<unknown>, dialect: Dialect): Expression<SqlBool> {
-  const pattern = likeParam(node, dialect);
+export function likeSql(node: LikeNode, column: Expression<unknown>, pass: SqlPass): Expression<SqlBool> {
+  const { dialect } = pass;
+  pass.key += `k:${node.op}:${node.field.name}`;
+  const pattern = pass.value(likeParam(node, dialect));
+  if (!pass.emit) return KEY_ONLY;
   if (dialect === 'mysql') return sql<SqlBool>`${column} regexp ${pattern}`;
   if (dialect === 'sqlite') return node.op === 'like' ? sql<SqlBool>`${column} glob ${pattern}` : sql<SqlBool>`${column} like ${pattern} escape '\\'`;
   return node.op === 'like' ? sql<SqlBool>`${column} like ${pattern} escape '\\'` : sql<SqlBool>`${column} ilike ${pattern} escape '\\'`;
@@ -120,15 +97,24 @@ function elements(column: Expression<unknown>, dialect: Dialect): RawBuilder<unk
   return sql`json_table(${column}, '$[*]' columns (v json path '$')) as corral_el`;
 }
 
-/** An element of `corral_el` equals one of the node's values (same JSON type and value). */
-function elementIn(node: ArrayNode, dialect: Dialect): RawBuilder<SqlBool> {
+/**
+ * An element of `corral_el` equals one of the node's values (same JSON type and value). The
+ * values bind as the value itself on SQLite (strings, then numbers), as JSON text elsewhere;
+ * the key was written by the caller (`arraySql`, which counts strings and numbers).
+ */
+function elementIn(node: ArrayNode, pass: SqlPass): RawBuilder<SqlBool> {
+  const { dialect } = pass;
   if (dialect === 'sqlite') {
+    const texts = strings(node).map((value) => pass.value(value));
+    const nums = numbers(node).map((value) => pass.value(value));
+    if (!pass.emit) return KEY_ONLY;
     const parts: RawBuilder<SqlBool>[] = [];
-    if (strings(node).length > 0) parts.push(sql<SqlBool>`(corral_el.type = 'text' and corral_el.value in (${params(strings(node))}))`);
-    if (numbers(node).length > 0) parts.push(sql<SqlBool>`(corral_el.type in ('integer', 'real') and corral_el.value in (${params(numbers(node))}))`);
+    if (texts.length > 0) parts.push(sql<SqlBool>`(corral_el.type = 'text' and corral_el.value in (${sql.join(texts)}))`);
+    if (nums.length > 0) parts.push(sql<SqlBool>`(corral_el.type in ('integer', 'real') and corral_el.value in (${sql.join(nums)}))`);
     return sql<SqlBool>`(${sql.join(parts, sql` or `)})`;
   }
-  const values = elementParams(node, dialect);
+  const values = node.values.map((value) => pass.value(JSON.stringify(value)));
+  if (!pass.emit) return KEY_ONLY;
   if (dialect === 'postgres') return sql<SqlBool>`corral_el.v in (${sql.join(values.map((value) => sql`cast(${value} as jsonb)`))})`;
   // JSON text compared byte for byte: Corral writes arrays with JSON.stringify, as the values are spelled.
   return sql<SqlBool>`cast(corral_el.v as binary) in (${sql.join(values.map((value) => sql`cast(${value} as binary)`))})`;
@@ -138,20 +124,36 @@ function elementIn(node: ArrayNode, dialect: Dialect): RawBuilder<SqlBool> {
 const elementKey = (dialect: Dialect): RawBuilder<unknown> =>
   dialect === 'sqlite' ? sql`corral_el.value` : dialect === 'postgres' ? sql`corral_el.v` : sql`cast(corral_el.v as binary)`;
 
-export function arraySql(node: ArrayNode, column: Expression<unknown>, dialect: Dialect): Expression<SqlBool> {
-  switch (node.op) {
+function emptyArraySql(column: Expression<unknown>, pass: SqlPass): Expression<SqlBool> {
+  if (!pass.emit) return KEY_ONLY;
+  if (pass.dialect === 'sqlite') return sql<SqlBool>`json_array_length(${column}) = 0`;
+  if (pass.dialect === 'postgres') return sql<SqlBool>`jsonb_array_length(${column}) = 0`;
+  return sql<SqlBool>`json_length(${column}) = 0`;
+}
+
+export function arraySql(node: ArrayNode, column: Expression<unknown>, pass: SqlPass): Expression<SqlBool> {
+  const { dialect } = pass;
+  const count = node.values.length;
+  const op = node.op === 'match' && count === 0 ? 'empty' : node.op;
+  pass.key += `a:${op}:${node.field.name}`;
+  // The element test's text depends on how many strings and numbers it holds (on SQLite, which of the two).
+  if (op !== 'empty') pass.key += dialect === 'sqlite' ? `:${strings(node).length}:${numbers(node).length}` : `:${count}`;
+  switch (op) {
     case 'empty':
-      if (dialect === 'sqlite') return sql<SqlBool>`json_array_length(${column}) = 0`;
-      if (dialect === 'postgres') return sql<SqlBool>`jsonb_array_length(${column}) = 0`;
-      return sql<SqlBool>`json_length(${column}) = 0`;
-    case 'anyOf':
-      if (node.values.length === 0) return sql<SqlBool>`1 = 0`;
-      return sql<SqlBool>`exists (select 1 from ${elements(column, dialect)} where ${elementIn(node, dialect)})`;
+      return emptyArraySql(column, pass);
+    case 'anyOf': {
+      if (count === 0) return pass.emit ? sql<SqlBool>`1 = 0` : KEY_ONLY;
+      const test = elementIn(node, pass);
+      return pass.emit ? sql<SqlBool>`exists (select 1 from ${elements(column, dialect)} where ${test})` : KEY_ONLY;
+    }
     case 'match': {
-      if (node.values.length === 0) return arraySql({ ...node, op: 'empty' }, column, dialect);
+      // Nothing outside the set, and every member of the set present (values are distinct):
+      // the element test appears twice, so its values bind twice.
+      const outside = elementIn(node, pass);
+      const inside = elementIn(node, pass);
+      if (!pass.emit) return KEY_ONLY;
       const no = dialect === 'postgres' ? sql`false` : sql`0`;
-      // Nothing outside the set, and every member of the set present (values are distinct).
-      return sql<SqlBool>`(not exists (select 1 from ${elements(column, dialect)} where not coalesce(${elementIn(node, dialect)}, ${no})) and (select count(distinct ${elementKey(dialect)}) from ${elements(column, dialect)} where ${elementIn(node, dialect)}) = ${sql.lit(node.values.length)})`;
+      return sql<SqlBool>`(not exists (select 1 from ${elements(column, dialect)} where not coalesce(${outside}, ${no})) and (select count(distinct ${elementKey(dialect)}) from ${elements(column, dialect)} where ${inside}) = ${sql.lit(count)})`;
     }
   }
 }

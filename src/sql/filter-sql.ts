@@ -1,18 +1,15 @@
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
-import type { DynamicDb } from '../db/database.js';
+import { sql, type Expression, type SqlBool } from 'kysely';
 import type { CompareOp, FilterNode } from '../plan/filter-node.js';
 import type { Relation } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
 import { DIALECT_TRAITS } from './dialect-traits.js';
-import { TOKEN_END } from '../plan/search-tokens.js';
-import { keyColumn, SEARCH_TABLE } from '../schema/search-table.js';
 import { arraySql, likeSql, textSql } from './filter-operators.js';
+import { searchSql } from './search-sql.js';
+import { KEY_ONLY, SqlPass, type Eb } from './sql-pass.js';
 
 const SQL_OPERATOR: Record<CompareOp, '=' | '<>' | '>' | '>=' | '<' | '<='> = {
   eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=',
 };
-
-type Eb = ExpressionBuilder<DynamicDb, string>;
 
 const col = (alias: string, name: string) => sql.ref(`${alias}.${name}`);
 
@@ -31,80 +28,102 @@ function relatedExists(relation: Relation, outer: string, inner: string, conditi
 }
 
 /**
- * Compiles a bound filter to a WHERE expression over `table` (the query's own table name or
- * alias; every column is qualified, so association subqueries can refer outwards). Values are
- * always parameters. NOT wraps its operand in COALESCE(…, false) so a comparison on NULL
- * counts as false under negation too, which keeps the meaning two-valued, as the in-memory
- * evaluator has it.
+ * Writes a bound filter as a WHERE expression over `table` (the query's own table name or
+ * alias; every column is qualified, so association subqueries can refer outwards), in one
+ * pass with its shape key and values (`sql-pass.ts`). Values are always parameters. NOT wraps
+ * its operand in COALESCE(…, false) so a comparison on NULL counts as false under negation
+ * too, which keeps the meaning two-valued, as the in-memory evaluator has it.
  */
+export function whereSql(node: FilterNode, pass: SqlPass, table: string): Expression<SqlBool> {
+  const outer = pass.aliases;
+  pass.aliases = 0;
+  const where = writeNode(node, pass, table);
+  pass.aliases = outer;
+  return where;
+}
+
+/** The WHERE expression of a bound filter, for a statement the shape cache does not keep. */
 export function filterToSql(node: FilterNode, eb: Eb, dialect: Dialect, table: string): Expression<SqlBool> {
-  let aliases = 0;
-  const compile = (n: FilterNode, alias: string): Expression<SqlBool> => {
-    switch (n.kind) {
-      case 'const':
-        return n.value ? sql<SqlBool>`1 = 1` : sql<SqlBool>`1 = 0`;
-      case 'and':
-        return eb.and(n.items.map((item) => compile(item, alias)));
-      case 'or':
-        return eb.or(n.items.map((item) => compile(item, alias)));
-      case 'not':
-        return sql<SqlBool>`not coalesce(${compile(n.item, alias)}, ${sql.raw(DIALECT_TRAITS[dialect].falseLiteral)})`;
-      case 'isNull':
-        return n.negate ? sql<SqlBool>`${col(alias, n.field.name)} is not null` : sql<SqlBool>`${col(alias, n.field.name)} is null`;
-      case 'in': {
-        const values = n.values.map((value) => n.field.type.toDb(value, dialect));
-        return eb(col(alias, n.field.name), n.negate ? 'not in' : 'in', values);
+  return whereSql(node, new SqlPass(dialect, true, eb), table);
+}
+
+/** A filter's shape key and values in binding order, from a key-only pass (what a cache hit binds). */
+export function filterKey(node: FilterNode, dialect: Dialect): { key: string; params: unknown[] } {
+  const pass = new SqlPass(dialect, false);
+  whereSql(node, pass, '');
+  return { key: pass.key, params: pass.params };
+}
+
+/** One node over the row aliased `alias`: its key fragment, its values, its SQL when emitting. */
+function writeNode(n: FilterNode, pass: SqlPass, alias: string): Expression<SqlBool> {
+  const { emit, dialect } = pass;
+  switch (n.kind) {
+    case 'const':
+      pass.key += n.value ? 'T' : 'F';
+      if (!emit) return KEY_ONLY;
+      return n.value ? sql<SqlBool>`1 = 1` : sql<SqlBool>`1 = 0`;
+    case 'and':
+    case 'or': {
+      pass.key += n.kind === 'and' ? '&(' : '|(';
+      const items: Expression<SqlBool>[] = [];
+      for (let i = 0; i < n.items.length; i++) {
+        if (i > 0) pass.key += ',';
+        const item = writeNode(n.items[i]!, pass, alias);
+        if (emit) items.push(item);
       }
-      case 'compare':
-        return eb(col(alias, n.field.name), SQL_OPERATOR[n.op], n.field.type.toDb(n.value, dialect));
-      case 'text':
-        return textSql(n, col(alias, n.field.name), dialect);
-      case 'like':
-        return likeSql(n, col(alias, n.field.name), dialect);
-      case 'array':
-        return arraySql(n, col(alias, n.field.name), dialect);
-      case 'exists': {
-        const inner = `r${++aliases}`;
-        return relatedExists(n.relation, alias, inner, compile(n.where, inner));
-      }
-      case 'search': {
-        const name = keyColumn(n.key.type.name);
-        const keyRef = col(alias, n.key.name);
-        const range = (ref: (column: string) => Expression<unknown>, word: string) =>
-          sql<SqlBool>`${ref('collection')} = ${n.collection} and ${ref('token')} >= ${word} and ${ref('token')} < ${`${word}${TOKEN_END}`}`;
-        // A list of the rows holding a word: one index range on (collection, token, key).
-        const list = (word: string) => {
-          // PostgreSQL compares a uuid column with uuids only.
-          const column = n.key.type.name === 'uuid' && dialect === 'postgres' ? sql`cast(${sql.ref(name)} as uuid)` : sql.ref(name);
-          return sql<SqlBool>`${keyRef} in (select ${column} from ${sql.table(SEARCH_TABLE)} where ${range(sql.ref, word)})`;
-        };
-        // One row's tokens tested for a word: a seek on (collection, key, token).
-        const probe = (word: string) => {
-          const inner = `s${++aliases}`;
-          const outer = n.key.type.name === 'uuid' && dialect === 'postgres' ? sql`cast(${keyRef} as varchar)` : keyRef;
-          return sql<SqlBool>`exists (select 1 from ${sql.table(SEARCH_TABLE)} as ${sql.id(inner)} where ${col(inner, name)} = ${outer} and ${range((column) => col(inner, column), word)})`;
-        };
-        // Words come rarest first (store/search-stats.ts); with a rare first word only it is a list.
-        const [first, ...rest] = n.words;
-        if (n.probe === true && first !== undefined) return eb.and([list(first), ...rest.map(probe)]);
-        if (!DIALECT_TRAITS[dialect].nestSearchWords || n.words.length < 2) return eb.and(n.words.map(list));
-        // Rarest innermost: `key in (select k … w3 and k in (select k … w2 and k in (select k … w1)))`.
-        const plain = sql.ref(name);
-        let nested: Expression<SqlBool> | undefined;
-        for (const word of n.words) {
-          const condition = nested === undefined ? range(sql.ref, word) : sql<SqlBool>`${range(sql.ref, word)} and ${plain} in (select ${plain} from ${sql.table(SEARCH_TABLE)} where ${nested})`;
-          nested = condition;
-        }
-        const column = n.key.type.name === 'uuid' && dialect === 'postgres' ? sql`cast(${plain} as uuid)` : plain;
-        return sql<SqlBool>`${keyRef} in (select ${column} from ${sql.table(SEARCH_TABLE)} where ${nested!})`;
-      }
-      case 'linkedThrough': {
-        const link = `l${++aliases}`;
-        const { relation } = n;
-        const value = relation.sourceColumn.type.toDb(n.value, dialect);
-        return sql<SqlBool>`exists (select 1 from ${sql.table(relation.through.name)} as ${sql.id(link)} where ${col(link, relation.otherKey.name)} = ${col(alias, relation.targetColumn.name)} and ${col(link, relation.foreignKey.name)} = ${value})`;
-      }
+      pass.key += ')';
+      if (!emit) return KEY_ONLY;
+      return n.kind === 'and' ? pass.eb.and(items) : pass.eb.or(items);
     }
-  };
-  return compile(node, table);
+    case 'not': {
+      pass.key += '!(';
+      const item = writeNode(n.item, pass, alias);
+      pass.key += ')';
+      if (!emit) return KEY_ONLY;
+      return sql<SqlBool>`not coalesce(${item}, ${sql.raw(DIALECT_TRAITS[dialect].falseLiteral)})`;
+    }
+    case 'isNull':
+      pass.key += `${n.negate ? 'nn' : 'n'}:${n.field.name}`;
+      if (!emit) return KEY_ONLY;
+      return n.negate ? sql<SqlBool>`${col(alias, n.field.name)} is not null` : sql<SqlBool>`${col(alias, n.field.name)} is null`;
+    case 'in': {
+      pass.key += `${n.negate ? 'ni' : 'i'}:${n.field.name}:${n.values.length}`;
+      const values = n.values.map((value) => n.field.type.toDb(value, dialect));
+      pass.params.push(...values);
+      if (!emit) return KEY_ONLY;
+      return pass.eb(col(alias, n.field.name), n.negate ? 'not in' : 'in', values);
+    }
+    case 'compare': {
+      pass.key += `${n.op}:${n.field.name}`;
+      const value = n.field.type.toDb(n.value, dialect);
+      pass.params.push(value);
+      if (!emit) return KEY_ONLY;
+      return pass.eb(col(alias, n.field.name), SQL_OPERATOR[n.op], value);
+    }
+    case 'text':
+      return textSql(n, emit ? col(alias, n.field.name) : KEY_ONLY, pass);
+    case 'like':
+      return likeSql(n, emit ? col(alias, n.field.name) : KEY_ONLY, pass);
+    case 'array':
+      return arraySql(n, emit ? col(alias, n.field.name) : KEY_ONLY, pass);
+    case 'exists': {
+      // The alias only names SQL: a key-only pass counts it without spelling it.
+      const inner = emit ? `r${++pass.aliases}` : alias;
+      pass.key += `e:${n.relation.name}(`;
+      const where = writeNode(n.where, pass, inner);
+      pass.key += ')';
+      if (!emit) return KEY_ONLY;
+      return relatedExists(n.relation, alias, inner, where);
+    }
+    case 'search':
+      return searchSql(n, pass, alias);
+    case 'linkedThrough': {
+      const { relation } = n;
+      pass.key += `l:${relation.name}`;
+      const value = pass.value(relation.sourceColumn.type.toDb(n.value, dialect));
+      if (!emit) return KEY_ONLY;
+      const link = `l${++pass.aliases}`;
+      return sql<SqlBool>`exists (select 1 from ${sql.table(relation.through.name)} as ${sql.id(link)} where ${col(link, relation.otherKey.name)} = ${col(alias, relation.targetColumn.name)} and ${col(link, relation.foreignKey.name)} = ${value})`;
+    }
+  }
 }

@@ -12,10 +12,11 @@ export async function insertRow({ db, dialect, shapes }: SqlTarget, collection: 
   const columns = collection.visible.map((field) => field.name);
   if (DIALECT_TRAITS[dialect].returning) {
     const names = Object.keys(row);
-    const shape = `i|${names.join(',')}|${columns.join(',')}`;
-    const [inserted] = await shapes.run<Row>(db, collection, shape, names.map((name) => row[name]), () =>
-      db.insertInto(collection.name).values(row).returning(columns),
-    );
+    const [inserted] = await shapes.run<Row>(db, collection, dialect, (pass) => {
+      pass.key += `i|${names.join(',')}|${columns.join(',')}`;
+      for (const name of names) pass.params.push(row[name]);
+      return pass.emit ? db.insertInto(collection.name).values(row).returning(columns) : undefined;
+    });
     if (inserted === undefined) throw new Error(`insert into ${collection.name} returned no row`);
     const pk = collection.primaryKey;
     // An explicit id does not move a PostgreSQL identity; move it past the largest id, or the

@@ -1,7 +1,9 @@
-import { CompiledQuery, type Compilable } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import { directReaderOf } from '../db/direct-reader.js';
 import type { StatementNames } from '../db/statement-names.js';
+import type { Dialect } from '../schema/types.js';
 import type { Executor } from './select-rows.js';
+import { SqlPass, type Statement } from './sql-pass.js';
 
 /** Shapes remembered per collection; beyond this a shape is compiled each time (still correct). */
 export const MAX_SHAPES_PER_COLLECTION = 500;
@@ -21,28 +23,38 @@ export class ShapeCache {
   constructor(private readonly names: StatementNames) {}
 
   /**
-   * Runs a statement of a known shape (a read, or one autocommit write): the first time
-   * through Kysely (build, compile), after that from the cached SQL text with only the values
-   * bound. The cache checks itself: a shape is kept only if the parameters `params` (computed
-   * by the caller from the plan) equal what Kysely bound, so a wrong parameter order can never
-   * reach the database.
+   * Runs a statement (a read, or one autocommit write) written by one pass (`sql-pass.ts`).
+   * Each time, the pass runs key-only: the shape key and the values, no Kysely object. A key
+   * seen before runs its cached SQL text with only the values bound. A new key runs the pass
+   * once more, emitting, and compiles it with Kysely; the text is kept only if that run wrote
+   * the same key and the key-only values (what a cache hit binds) equal what Kysely bound, so neither a writer that keys
+   * differently when emitting nor a wrong parameter order can reach the database from the cache.
    */
-  async run<R>(db: Executor, owner: object, shape: string, params: readonly unknown[], build: () => Compilable<R>): Promise<R[]> {
+  async run<R>(db: Executor, owner: object, dialect: Dialect, statement: Statement<R>): Promise<R[]> {
     let shapes = this.#byOwner.get(owner);
     if (shapes === undefined) {
       shapes = new Map();
       this.#byOwner.set(owner, shapes);
     }
-    const entry = shapes.get(shape);
+    const pass = new SqlPass(dialect, false);
+    statement(pass);
+    const { key, params } = pass;
+    const entry = shapes.get(key);
     if (entry) {
       const rows = directReaderOf(db)?.(entry.sql, params);
       if (rows !== undefined) return rows as R[];
-      return (await db.executeQuery<R>(CompiledQuery.raw(entry.sql, [...params]))).rows;
+      return (await db.executeQuery<R>(CompiledQuery.raw(entry.sql, params))).rows;
     }
-    const compiled = build().compile();
+    const emitting = new SqlPass(dialect, true);
+    const query = statement(emitting);
+    if (query === undefined) throw new Error(`shape ${key}: an emitting pass built no statement`);
+    const compiled = query.compile();
     if (entry === undefined && shapes.size < MAX_SHAPES_PER_COLLECTION) {
-      const same = compiled.parameters.length === params.length && compiled.parameters.every((value, i) => Object.is(value, params[i]));
-      shapes.set(shape, same ? { sql: compiled.sql } : null);
+      const same =
+        emitting.key === key &&
+        compiled.parameters.length === params.length &&
+        compiled.parameters.every((value, i) => Object.is(value, params[i]));
+      shapes.set(key, same ? { sql: compiled.sql } : null);
       if (same) this.names.register(compiled.sql);
     }
     return (await db.executeQuery<R>(compiled)).rows;

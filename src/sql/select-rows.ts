@@ -1,4 +1,4 @@
-import { expressionBuilder, sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { DynamicDb } from '../db/database.js';
 import type { SortTerm } from '../plan/bind-sort.js';
 import { TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
@@ -6,9 +6,9 @@ import { sortValueAlias, type ReadPlan } from '../plan/read-plan.js';
 import type { Collection, Row } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
 import { DIALECT_TRAITS } from './dialect-traits.js';
-import { filterShape } from './filter-shape.js';
-import { filterToSql } from './filter-sql.js';
+import { whereSql } from './filter-sql.js';
 import type { ShapeCache } from './query-cache.js';
+import { KEY_ONLY, SqlPass, type Statement } from './sql-pass.js';
 
 /** Where a query runs: the pool, or a transaction (a Transaction is a Kysely too). */
 export type Executor = Kysely<DynamicDb>;
@@ -25,185 +25,198 @@ export type RelatedScope = (collection: Collection) => FilterNode;
 
 export const UNSCOPED: RelatedScope = () => TRUE_NODE;
 
-/** ` and <scope>` over `alias` inside a subquery, or nothing when the collection is unrestricted. */
-function scopeCondition(scope: FilterNode, dialect: Dialect, alias: string): RawBuilder<unknown> {
-  if (scope === TRUE_NODE) return sql``;
-  return sql` and ${filterToSql(scope, expressionBuilder<DynamicDb, string>(), dialect, alias)}`;
-}
+/** A sort term's value can be NULL: a nullable field, or any path (the related row may be missing). */
+const nullable = (term: SortTerm): boolean => term.field.nullable || (term.path?.length ?? 0) > 0;
+
+const isNull = (value: unknown): boolean => value === null || value === undefined;
 
 /**
  * The value a sort term orders by: a column, or for `author.name` a scalar subquery through
- * the to-one relations (one row at most, so the outer rows are never repeated).
+ * the to-one relations (one row at most, so the outer rows are never repeated), each level
+ * ANDing its target's scope. Written in one pass with its key and values (`sql-pass.ts`): the
+ * innermost subquery sits in its parent's select list, so its values bind first.
  */
-export function sortValue(term: SortTerm, table: string, dialect: Dialect, related: RelatedScope) {
+function writeSortValue(term: SortTerm, table: string, pass: SqlPass, related: RelatedScope): RawBuilder<unknown> {
   const path = term.path ?? [];
-  const build = (index: number, outer: string): RawBuilder<unknown> => {
-    if (index === path.length) return sql`${sql.ref(`${outer}.${term.field.name}`)}`;
+  const level = (index: number, outer: string): RawBuilder<unknown> => {
+    if (index === path.length) {
+      pass.key += term.field.name;
+      return pass.emit ? sql`${sql.ref(`${outer}.${term.field.name}`)}` : KEY_ONLY;
+    }
     const relation = path[index]!;
     const alias = `s${index + 1}`;
-    const inner = build(index + 1, alias);
+    pass.key += `${relation.name}.`;
+    const inner = level(index + 1, alias);
+    const scope = related(relation.target);
+    // ` and <scope>` inside the subquery, or nothing when the collection is unrestricted.
+    let condition: RawBuilder<unknown> = KEY_ONLY;
+    if (scope !== TRUE_NODE) {
+      pass.key += '[';
+      const where = whereSql(scope, pass, alias);
+      pass.key += ']';
+      if (pass.emit) condition = sql` and ${where}`;
+    } else if (pass.emit) condition = sql``;
+    if (!pass.emit) return KEY_ONLY;
     const target = sql.table(relation.target.name);
-    const scope = scopeCondition(related(relation.target), dialect, alias);
-    if (relation.type === 'belongsTo') {
-      return sql`(select ${inner} from ${target} as ${sql.id(alias)} where ${sql.ref(`${alias}.${relation.targetColumn.name}`)} = ${sql.ref(`${outer}.${relation.sourceColumn.name}`)}${scope})`;
-    }
-    return sql`(select ${inner} from ${target} as ${sql.id(alias)} where ${sql.ref(`${alias}.${relation.targetColumn.name}`)} = ${sql.ref(`${outer}.${relation.sourceColumn.name}`)}${scope} order by ${sql.ref(`${alias}.${relation.target.primaryKey.name}`)} limit 1)`;
+    const join = sql`${sql.ref(`${alias}.${relation.targetColumn.name}`)} = ${sql.ref(`${outer}.${relation.sourceColumn.name}`)}`;
+    if (relation.type === 'belongsTo') return sql`(select ${inner} from ${target} as ${sql.id(alias)} where ${join}${condition})`;
+    return sql`(select ${inner} from ${target} as ${sql.id(alias)} where ${join}${condition} order by ${sql.ref(`${alias}.${relation.target.primaryKey.name}`)} limit 1)`;
   };
-  return build(0, table);
+  return level(0, table);
+}
+
+/** The value a sort term orders by (see `writeSortValue`), for statements the shape cache does not keep. */
+export function sortValue(term: SortTerm, table: string, dialect: Dialect, related: RelatedScope): RawBuilder<unknown> {
+  return writeSortValue(term, table, new SqlPass(dialect, true), related);
 }
 
 /** ORDER BY terms with NULLs last in both directions on every dialect. */
-function orderTerms(order: readonly SortTerm[], dialect: Dialect, table: string, related: RelatedScope) {
-  return order.flatMap((term) => {
-    const value = sortValue(term, table, dialect, related);
-    const direction = term.desc ? sql`desc` : sql`asc`;
-    const nullable = term.field.nullable || (term.path?.length ?? 0) > 0;
-    if (!nullable) return [sql`${value} ${direction}`];
-    // MySQL has no NULLS LAST; sorting on `value is null` first gives the same order.
-    if (!DIALECT_TRAITS[dialect].nullsLast) return [sql`${value} is null`, sql`${value} ${direction}`];
-    return [sql`${value} ${direction} nulls last`];
-  });
+function writeOrder(order: readonly SortTerm[], table: string, pass: SqlPass, related: RelatedScope): RawBuilder<unknown>[] {
+  const terms: RawBuilder<unknown>[] = [];
+  pass.key += '|o:';
+  for (let i = 0; i < order.length; i++) {
+    const term = order[i]!;
+    if (i > 0) pass.key += ',';
+    pass.key += term.desc ? '-' : '+';
+    if (!nullable(term)) {
+      const value = writeSortValue(term, table, pass, related);
+      if (pass.emit) terms.push(sql`${value} ${term.desc ? sql`desc` : sql`asc`}`);
+    } else if (DIALECT_TRAITS[pass.dialect].nullsLast) {
+      pass.key += '?';
+      const value = writeSortValue(term, table, pass, related);
+      if (pass.emit) terms.push(sql`${value} ${term.desc ? sql`desc` : sql`asc`} nulls last`);
+    } else {
+      // MySQL has no NULLS LAST; sorting on `value is null` first gives the same order (the
+      // value is written, and its values bound, twice).
+      pass.key += '?';
+      const first = writeSortValue(term, table, pass, related);
+      const second = writeSortValue(term, table, pass, related);
+      if (pass.emit) terms.push(sql`${first} is null`, sql`${second} ${term.desc ? sql`desc` : sql`asc`}`);
+    }
+  }
+  return terms;
 }
 
 /**
- * Rows strictly after the row whose sort values are `after`, in the order `orderTerms`
+ * Rows strictly after the row whose sort values are `after`, in the order `writeOrder`
  * produces (NULLs last in both directions): some term is past the cursor's value while every
  * earlier term ties with it. A NULL value ties only with NULL and nothing non-NULL comes
  * after it; a non-NULL value is followed by larger (or smaller, descending) values and then
- * NULLs. Built with its parameters in binding order, for the shape cache.
+ * NULLs. A range on the first term comes first, so the database can seek its index instead
+ * of testing every row. Written left to right, so values push in binding order.
  */
-function keysetCondition(
-  order: readonly SortTerm[],
-  after: readonly unknown[],
-  dialect: Dialect,
-  table: string,
-  related: RelatedScope,
-): { condition: RawBuilder<unknown>; shape: string; params: unknown[] } {
-  const params: unknown[] = [];
-  const shapes: string[] = [];
-  const value = (index: number) => {
-    const term = order[index]!;
-    params.push(...pathScope(term, dialect, related).params);
-    return sortValue(term, table, dialect, related);
-  };
-  const bind = (term: SortTerm, canonical: unknown) => {
-    const v = term.field.type.toDb(canonical, dialect);
-    params.push(v);
-    return sql`${v}`;
-  };
-  const nullable = (term: SortTerm) => term.field.nullable || (term.path?.length ?? 0) > 0;
+function writeKeyset(order: readonly SortTerm[], after: readonly unknown[], table: string, pass: SqlPass, related: RelatedScope): RawBuilder<unknown> {
+  const { dialect, emit } = pass;
+  pass.key += '|k:';
+  for (let i = 0; i < order.length; i++) pass.key += isNull(after[i]) ? 'n' : 'v';
+  if (order.every((_, i) => isNull(after[i]))) return emit ? sql`1 = 0` : KEY_ONLY;
+  const value = (index: number) => writeSortValue(order[index]!, table, pass, related);
+  const bind = (index: number) => pass.value(order[index]!.field.type.toDb(after[index], dialect));
+  const first = order[0]!;
+  let lead: RawBuilder<unknown> = KEY_ONLY;
+  if (!nullable(first) && !isNull(after[0])) {
+    pass.key += ':L';
+    const leadValue = value(0);
+    const leadBound = bind(0);
+    if (emit) lead = sql`${leadValue} ${first.desc ? sql`<=` : sql`>=`} ${leadBound} and `;
+  } else if (emit) lead = sql``;
   const disjuncts: RawBuilder<unknown>[] = [];
   for (let i = 0; i < order.length; i++) {
-    const term = order[i]!;
-    const v = after[i];
-    if (v === null || v === undefined) continue;
+    if (isNull(after[i])) continue;
     const parts: RawBuilder<unknown>[] = [];
     for (let j = 0; j < i; j++) {
-      const w = after[j];
-      parts.push(w === null || w === undefined ? sql`${value(j)} is null` : sql`${value(j)} = ${bind(order[j]!, w)}`);
+      const earlier = value(j);
+      if (isNull(after[j])) {
+        if (emit) parts.push(sql`${earlier} is null`);
+      } else {
+        const bound = bind(j);
+        if (emit) parts.push(sql`${earlier} = ${bound}`);
+      }
     }
+    const term = order[i]!;
     const operator = term.desc ? sql`<` : sql`>`;
+    const past = value(i);
+    const bound = bind(i);
     if (nullable(term)) {
-      const past = sql`${value(i)} ${operator} ${bind(term, v)}`;
-      parts.push(sql`(${past} or ${value(i)} is null)`);
-    } else {
-      parts.push(sql`${value(i)} ${operator} ${bind(term, v)}`);
-    }
-    disjuncts.push(sql`(${sql.join(parts, sql` and `)})`);
+      const again = value(i);
+      if (emit) parts.push(sql`(${past} ${operator} ${bound} or ${again} is null)`);
+    } else if (emit) parts.push(sql`${past} ${operator} ${bound}`);
+    if (emit) disjuncts.push(sql`(${sql.join(parts, sql` and `)})`);
   }
-  for (let i = 0; i < order.length; i++) shapes.push(after[i] === null || after[i] === undefined ? 'n' : 'v');
-  if (disjuncts.length === 0) return { condition: sql`1 = 0`, shape: `k${shapes.join('')}`, params: [] };
-  // A range on the first term lets the database seek its index instead of testing every row.
-  const first = order[0]!;
-  const firstValue = after[0];
-  let lead = sql``;
-  const leadParams: unknown[] = [];
-  if (!nullable(first) && firstValue !== null && firstValue !== undefined) {
-    const saved = params.length;
-    lead = sql`${value(0)} ${first.desc ? sql`<=` : sql`>=`} ${bind(first, firstValue)} and `;
-    leadParams.push(...params.splice(saved));
-  }
-  return { condition: sql`(${lead}(${sql.join(disjuncts, sql` or `)}))`, shape: `k${shapes.join('')}`, params: [...leadParams, ...params] };
-}
-
-export function selectQuery(db: Executor, dialect: Dialect, plan: ReadPlan, related: RelatedScope = UNSCOPED) {
-  const table = plan.collection.name;
-  let query = db.selectFrom(table).select(plan.select.map((field) => field.name));
-  if (plan.selectSortValues) {
-    plan.order.forEach((term, index) => {
-      if ((term.path?.length ?? 0) > 0) query = query.select(sql`${sortValue(term, table, dialect, related)}`.as(sortValueAlias(index)));
-    });
-  }
-  // No WHERE at all when nothing filters: SQLite counts a whole table from its b-tree only then.
-  if (plan.where !== TRUE_NODE) query = query.where((eb) => filterToSql(plan.where, eb, dialect, table));
-  if (plan.after !== undefined) {
-    const { condition } = keysetCondition(plan.order, plan.after, dialect, table, related);
-    query = query.where(sql<boolean>`${condition}`);
-  }
-  for (const term of orderTerms(plan.order, dialect, plan.collection.name, related)) query = query.orderBy(term);
-  // A literal LIMIT (a validated integer): SQLite runs `limit ?` about 3x slower on a key lookup.
-  if (plan.limit !== undefined) query = query.limit(sql.lit(plan.limit));
-  if (plan.offset !== undefined && plan.offset > 0) query = query.offset(plan.offset);
-  return query;
-}
-
-/** The shape of a read plan and its parameters in binding order (where, limit, offset). */
-function planShape(plan: ReadPlan, dialect: Dialect, related: RelatedScope): { shape: string; params: unknown[] } {
-  const params: unknown[] = [];
-  let sortValues = '';
-  if (plan.selectSortValues) {
-    sortValues = '+sv';
-    for (const term of plan.order) if ((term.path?.length ?? 0) > 0) params.push(...pathScope(term, dialect, related).params);
-  }
-  const where = filterShape(plan.where, dialect, params);
-  let keyset = '';
-  if (plan.after !== undefined) {
-    const built = keysetCondition(plan.order, plan.after, dialect, plan.collection.name, related);
-    keyset = built.shape;
-    params.push(...built.params);
-  }
-  const order = plan.order.map((term) => `${(term.path ?? []).map((r) => `${r.name}.`).join('')}${term.field.name}${term.desc ? '-' : '+'}${pathScopeShape(term, dialect, related, params)}`).join(',');
-  const hasOffset = plan.offset !== undefined && plan.offset > 0;
-  if (hasOffset) params.push(plan.offset);
-  const select = plan.select.map((field) => field.name).join(',');
-  return { shape: `s|${select}${sortValues}|${where}|${keyset}|${order}|${plan.limit ?? ''}|${hasOffset}`, params };
+  return emit ? sql`(${lead}(${sql.join(disjuncts, sql` or `)}))` : KEY_ONLY;
 }
 
 /**
- * The shapes and parameters of the scopes inside a sort term's subqueries, in binding order:
- * the innermost subquery sits in its parent's select list, so it binds first; MySQL repeats
- * a nullable term (`value is null`, `value`), so its values bind twice.
+ * A read plan as one statement, written in one pass with its shape key and values in binding
+ * order (sort values selected, where, keyset, order, offset). No WHERE at all when nothing
+ * filters: SQLite counts a whole table from its b-tree only then. A literal LIMIT (a
+ * validated integer, so part of the key): SQLite runs `limit ?` about 3x slower on a key lookup.
  */
-function pathScopeShape(term: SortTerm, dialect: Dialect, related: RelatedScope, params: unknown[]): string {
-  const { shape, params: termParams } = pathScope(term, dialect, related);
-  params.push(...termParams);
-  if (!DIALECT_TRAITS[dialect].nullsLast && (term.path?.length ?? 0) > 0) params.push(...termParams);
-  return shape;
+function writeSelect(pass: SqlPass, db: Executor, plan: ReadPlan, related: RelatedScope) {
+  const { emit } = pass;
+  const table = plan.collection.name;
+  pass.key += 's|';
+  for (const field of plan.select) pass.key += `${field.name},`;
+  let query = emit ? db.selectFrom(table).select(plan.select.map((field) => field.name)) : undefined;
+  if (plan.selectSortValues) {
+    pass.key += '|sv:';
+    plan.order.forEach((term, index) => {
+      if ((term.path?.length ?? 0) === 0) return;
+      pass.key += `${index}=`;
+      const value = writeSortValue(term, table, pass, related);
+      pass.key += ';';
+      if (query !== undefined) query = query.select(sql`${value}`.as(sortValueAlias(index)));
+    });
+  }
+  if (plan.where !== TRUE_NODE) {
+    pass.key += '|w:';
+    const where = whereSql(plan.where, pass, table);
+    if (query !== undefined) query = query.where(where);
+  }
+  if (plan.after !== undefined) {
+    const condition = writeKeyset(plan.order, plan.after, table, pass, related);
+    if (query !== undefined) query = query.where(sql<SqlBool>`${condition}`);
+  }
+  const order = writeOrder(plan.order, table, pass, related);
+  if (query !== undefined) for (const term of order) query = query.orderBy(term);
+  if (plan.limit !== undefined) {
+    pass.key += `|l${plan.limit}`;
+    if (query !== undefined) query = query.limit(sql.lit(plan.limit));
+  }
+  if (plan.offset !== undefined && plan.offset > 0) {
+    pass.key += '|o';
+    pass.params.push(plan.offset);
+    if (query !== undefined) query = query.offset(plan.offset);
+  }
+  return query;
 }
 
-/** The shape and parameters (binding order) of the scopes inside one occurrence of a sort term's value. */
-function pathScope(term: SortTerm, dialect: Dialect, related: RelatedScope): { shape: string; params: unknown[] } {
-  const path = term.path ?? [];
-  if (path.length === 0) return { shape: '', params: [] };
-  const params: unknown[] = [];
-  const shapes = [...path].reverse().map((relation) => {
-    const scope = related(relation.target);
-    return scope === TRUE_NODE ? '' : filterShape(scope, dialect, params);
-  });
-  return { shape: shapes.some((shape) => shape !== '') ? `[${shapes.join(';')}]` : '', params };
+/** The Kysely query of a read plan, for streams (cached reads go through `selectRows`). */
+export function selectQuery(db: Executor, dialect: Dialect, plan: ReadPlan, related: RelatedScope = UNSCOPED) {
+  const query = writeSelect(new SqlPass(dialect, true), db, plan, related);
+  if (query === undefined) throw new Error('an emitting pass built no query');
+  return query;
+}
+
+/** A read plan as a statement for the shape cache (see `writeSelect`). */
+export function selectStatement(db: Executor, plan: ReadPlan, related: RelatedScope = UNSCOPED): Statement<Row> {
+  return (pass) => writeSelect(pass, db, plan, related);
 }
 
 export async function selectRows({ db, dialect, shapes }: SqlTarget, plan: ReadPlan, related: RelatedScope = UNSCOPED): Promise<Row[]> {
-  const { shape, params } = planShape(plan, dialect, related);
-  return shapes.run<Row>(db, plan.collection, shape, params, () => selectQuery(db, dialect, plan, related));
+  return shapes.run<Row>(db, plan.collection, dialect, selectStatement(db, plan, related));
 }
 
 export async function countRows({ db, dialect, shapes }: SqlTarget, collection: Collection, where: FilterNode): Promise<number> {
-  const params: unknown[] = [];
-  const shape = `c|${filterShape(where, dialect, params)}`;
-  const [row] = await shapes.run<{ count: unknown }>(db, collection, shape, params, () => {
-    const query = db.selectFrom(collection.name).select(sql<unknown>`count(*)`.as('count'));
-    return where === TRUE_NODE ? query : query.where((eb) => filterToSql(where, eb, dialect, collection.name));
+  const table = collection.name;
+  const [row] = await shapes.run<{ count: unknown }>(db, collection, dialect, (pass) => {
+    pass.key += 'c|';
+    let query = pass.emit ? db.selectFrom(table).select(sql<unknown>`count(*)`.as('count')) : undefined;
+    if (where !== TRUE_NODE) {
+      const condition = whereSql(where, pass, table);
+      if (query !== undefined) query = query.where(condition);
+    }
+    return query;
   });
   return Number(row?.count ?? 0);
 }

@@ -3,8 +3,7 @@ import { parseKeys } from '../plan/bind-keys.js';
 import { FALSE_NODE, type FilterNode } from '../plan/filter-node.js';
 import type { Relation, Row } from '../schema/collection.js';
 import { DIALECT_TRAITS } from '../sql/dialect-traits.js';
-import { filterToSql } from '../sql/filter-sql.js';
-import { filterShape } from '../sql/filter-shape.js';
+import { whereSql } from '../sql/filter-sql.js';
 import { canonical } from './canonical.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
@@ -33,15 +32,14 @@ export async function loadSource(unit: UnitOfWork, relation: Relation, sourceKey
   const anchorField = relation.sourceColumn;
   const columns = [...new Set([source.primaryKey.name, anchorField.name])];
   const where = unit.where(source, { kind: 'compare', field: source.key, op: 'eq', value: key });
-  const params: unknown[] = [];
-  const whereShape = filterShape(where, dialect, params);
   const lock = unit.db.isTransaction && DIALECT_TRAITS[dialect].rowLocks;
-  const shape = `scope|${columns.join(',')}|${whereShape}|${lock}`;
-  const build = () => {
-    const query = unit.db.selectFrom(source.name).select(columns).where((eb) => filterToSql(where, eb, dialect, source.name));
+  const [row] = await unit.shapes.run<Row>(unit.db, source, dialect, (pass) => {
+    pass.key += `scope|${columns.join(',')}|${lock}|`;
+    const condition = whereSql(where, pass, source.name);
+    if (!pass.emit) return undefined;
+    const query = unit.db.selectFrom(source.name).select(columns).where(condition);
     return lock ? query.forUpdate() : query;
-  };
-  const [row] = await unit.shapes.run<Row>(unit.db, source, shape, params, build);
+  });
   if (row === undefined) throw new ApiError('RECORD_NOT_FOUND', `no ${source.name} record ${sourceKey}`);
   const anchor = canonical(anchorField, row[anchorField.name], dialect);
   return { relation, sourcePk: canonical(source.primaryKey, row[source.primaryKey.name], dialect), anchor, where: associationFilter(relation, anchor) };

@@ -2,8 +2,7 @@ import { keyFilter } from '../plan/bind-keys.js';
 import { toDbRow, type WriteValues } from '../plan/bind-write-values.js';
 import type { FilterNode } from '../plan/filter-node.js';
 import type { Collection, Row } from '../schema/collection.js';
-import { filterShape } from '../sql/filter-shape.js';
-import { filterToSql } from '../sql/filter-sql.js';
+import { filterToSql, whereSql } from '../sql/filter-sql.js';
 import { selectRows } from '../sql/select-rows.js';
 import { canonical } from './canonical.js';
 import { resolveBelongsTo, writeDependents, type NestedOptions } from './nested-writes.js';
@@ -18,15 +17,17 @@ export async function updateReturning(unit: UnitOfWork, collection: Collection, 
   const scoped = unit.where(collection, where);
   const set = toDbRow(collection, values, dialect);
   const names = Object.keys(set);
-  const params: unknown[] = names.map((name) => set[name]);
-  const statement = `u|${names.join(',')}|${filterShape(scoped, dialect, params)}`;
-  const rows = await unit.shapes.run<Row>(unit.db, collection, statement, params, () =>
-    unit.db
+  const rows = await unit.shapes.run<Row>(unit.db, collection, dialect, (pass) => {
+    pass.key += `u|${names.join(',')}|`;
+    for (const name of names) pass.params.push(set[name]);
+    const where = whereSql(scoped, pass, collection.name);
+    if (!pass.emit) return undefined;
+    return unit.db
       .updateTable(collection.name)
       .set(set)
-      .where((eb) => filterToSql(scoped, eb, dialect, collection.name))
-      .returning(collection.visible.map((field) => field.name)),
-  );
+      .where(where)
+      .returning(collection.visible.map((field) => field.name));
+  });
   for (const row of rows) unit.record(collection, 'updated', row);
   return rows;
 }

@@ -5,8 +5,7 @@ import { parseTimeZone } from '../../src/plan/time-zone.js';
 import { compileCollection } from '../../src/schema/collection.js';
 import { normalizeCollection } from '../../src/schema/normalize-collection.js';
 import type { CollectionDef, Dialect } from '../../src/schema/types.js';
-import { filterShape } from '../../src/sql/filter-shape.js';
-import { filterToSql } from '../../src/sql/filter-sql.js';
+import { filterKey, filterToSql } from '../../src/sql/filter-sql.js';
 import { CASES } from './filter-cases.js';
 import { compilerFor, goldenSnapshot } from './golden-support.js';
 
@@ -14,7 +13,8 @@ import { compilerFor, goldenSnapshot } from './golden-support.js';
  * Golden SQL of the filter compiler on each dialect (no database: Kysely compiles only), in
  * two parts: the exact WHERE text and parameters of `select id from posts where …` for every
  * node kind (a table), then whole statements for every operator (inline snapshots). The
- * shape-cache key's parameters must equal the compiler's, in order, in both.
+ * key-only pass (`filterKey`, what a shape-cache hit binds) must push the compiler's
+ * parameters, in order, in both.
  * A new FilterNode kind adds a raw filter to filter-cases.ts and its three lines here; a new
  * operator adds a case to the second part.
  */
@@ -160,9 +160,7 @@ describe('filter compiler golden SQL', () => {
           const [expectedSql, expectedParameters] = GOLDEN[name]![dialect];
           expect(sql).toBe(PREFIX[dialect] + expectedSql);
           expect(parameters).toEqual(expectedParameters);
-          const keyParameters: unknown[] = [];
-          filterShape(node, dialect, keyParameters);
-          expect(keyParameters).toEqual([...parameters]);
+          expect(filterKey(node, dialect).params).toEqual([...parameters]);
         });
       }
 
@@ -174,9 +172,7 @@ describe('filter compiler golden SQL', () => {
         const [expectedSql, expectedParameters] = PROBE_GOLDEN[dialect];
         expect(sql).toBe(PREFIX[dialect] + expectedSql);
         expect(parameters).toEqual(expectedParameters);
-        const keyParameters: unknown[] = [];
-        filterShape(probing, dialect, keyParameters);
-        expect(keyParameters).toEqual([...parameters]);
+        expect(filterKey(probing, dialect).params).toEqual([...parameters]);
       });
 
       it('const: true and false', () => {
@@ -195,9 +191,7 @@ describe('filter compiler golden SQL', () => {
           `select ${q('id')} from ${q('tags')} where exists (select 1 from ${q('posts_tags')} as ${q('l1')} where ${q('l1')}.${q('tagId')} = ${q('tags')}.${q('id')} and ${q('l1')}.${q('postId')} = ${p})`,
         );
         expect(parameters).toEqual([7]);
-        const keyParameters: unknown[] = [];
-        filterShape(node, dialect, keyParameters);
-        expect(keyParameters).toEqual([7]);
+        expect(filterKey(node, dialect).params).toEqual([7]);
       });
     });
   }
@@ -205,8 +199,8 @@ describe('filter compiler golden SQL', () => {
 
 /*
  * Golden SQL of every operator, whole statements as inline snapshots on the three dialects,
- * over `gadgets` (string, integer, boolean, date, dateOnly, array fields). The shape's
- * parameters must equal the compiled ones here too (checked inside compileGadgets).
+ * over `gadgets` (string, integer, boolean, date, dateOnly, array fields). The key-only
+ * pass's parameters must equal the compiled ones here too (checked inside compileGadgets).
  */
 
 const DEFINITION = {
@@ -227,9 +221,7 @@ function compileGadgets(dialect: Dialect, filter: unknown, zone?: string): { sql
   const collection = compileCollection(def, dialect);
   const node = bindFilter(filter, collection, zone === undefined ? undefined : parseTimeZone(zone));
   const compiled = compilerFor(dialect).selectFrom('gadgets').select('id').where((eb) => filterToSql(node, eb, dialect, 'gadgets')).compile();
-  const params: unknown[] = [];
-  filterShape(node, dialect, params);
-  expect(params).toEqual(compiled.parameters);
+  expect(filterKey(node, dialect).params).toEqual(compiled.parameters);
   return { sql: compiled.sql, parameters: compiled.parameters };
 }
 
