@@ -17,6 +17,7 @@ import { parseResourcePath } from './http/resource-path.js';
 import { jsonDepthOver } from './json-depth.js';
 import { renderResult } from './http/render-result.js';
 import { ALL_METHODS, compileRequestGate } from './http/request-gate.js';
+import { requestLoggerFactory } from './http/request-logger.js';
 import { registerOpenApiRoutes } from './openapi/openapi-routes.js';
 import { mergeKeys, type ApiRequest } from './request/api-request.js';
 import { parseQueryParams } from './request/query-params.js';
@@ -102,8 +103,11 @@ export interface BuildOptions {
 
 /** The composition root: the only module that sees every other one. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<BuiltApp> {
+  const childLoggerFactory = requestLoggerFactory(config.logLevel);
   const app = Fastify({
     logger: { level: config.logLevel, ...(options.logStream === undefined ? {} : { stream: options.logStream }) },
+    // Above `info`, a request's pino child is made only if something is logged (request-logger.ts).
+    ...(childLoggerFactory === undefined ? {} : { childLoggerFactory }),
     bodyLimit: config.bodyLimit,
     routerOptions: { querystringParser: (text: string) => qs.parse(text, QS_OPTIONS) },
     // A client's x-request-id is kept only when it is short and plain (API.md section 12):
