@@ -94,6 +94,12 @@ export async function openDatabase(
   };
 }
 
+/** The two better-sqlite3 statement calls the direct path uses. */
+interface DirectStatement {
+  all(...values: unknown[]): Record<string, unknown>[];
+  get(...values: unknown[]): Record<string, unknown> | undefined;
+}
+
 async function makeDialect(
   config: DatabaseConfig,
   timeouts: DatabaseTimeouts,
@@ -128,10 +134,12 @@ async function makeDialect(
       };
       // A synchronous read cannot interleave with anything, so with no transaction open it
       // may run at once instead of queueing behind the driver's connection lock.
-      const direct: DirectReader = (text, params) => {
+      const direct: DirectReader = (text, params, one) => {
         if (database.inTransaction) return undefined;
-        const statement = cached.prepare(text) as unknown as { all(...values: unknown[]): Record<string, unknown>[] };
-        return statement.all(...params);
+        const statement = cached.prepare(text) as unknown as DirectStatement;
+        if (one !== true) return statement.all(...params);
+        const row = statement.get(...params);
+        return row === undefined ? [] : [row];
       };
       return { dialect: 'sqlite', kyselyDialect: new ImmediateSqliteDialect({ database: cached }), direct };
     }

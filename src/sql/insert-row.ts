@@ -15,6 +15,7 @@ export async function insertRow({ db, dialect, shapes }: SqlTarget, collection: 
     const shape = `i|${names.join(',')}|${columns.join(',')}`;
     const [inserted] = await shapes.run<Row>(db, collection, shape, names.map((name) => row[name]), () =>
       db.insertInto(collection.name).values(row).returning(columns),
+      true,
     );
     if (inserted === undefined) throw new Error(`insert into ${collection.name} returned no row`);
     const pk = collection.primaryKey;

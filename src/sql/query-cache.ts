@@ -25,9 +25,9 @@ export class ShapeCache {
    * through Kysely (build, compile), after that from the cached SQL text with only the values
    * bound. The cache checks itself: a shape is kept only if the parameters `params` (computed
    * by the caller from the plan) equal what Kysely bound, so a wrong parameter order can never
-   * reach the database.
+   * reach the database. `one`: the statement yields at most one row (see DirectReader).
    */
-  async run<R>(db: Executor, owner: object, shape: string, params: readonly unknown[], build: () => Compilable<R>): Promise<R[]> {
+  async run<R>(db: Executor, owner: object, shape: string, params: readonly unknown[], build: () => Compilable<R>, one = false): Promise<R[]> {
     let shapes = this.#byOwner.get(owner);
     if (shapes === undefined) {
       shapes = new Map();
@@ -35,7 +35,7 @@ export class ShapeCache {
     }
     const entry = shapes.get(shape);
     if (entry) {
-      const rows = directReaderOf(db)?.(entry.sql, params);
+      const rows = directReaderOf(db)?.(entry.sql, params, one);
       if (rows !== undefined) return rows as R[];
       return (await db.executeQuery<R>(CompiledQuery.raw(entry.sql, [...params]))).rows;
     }

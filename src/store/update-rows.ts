@@ -26,6 +26,8 @@ export async function updateReturning(unit: UnitOfWork, collection: Collection, 
       .set(set)
       .where((eb) => filterToSql(scoped, eb, dialect, collection.name))
       .returning(collection.visible.map((field) => field.name)),
+    // One key of the collection's unique key: at most one row.
+    true,
   );
   for (const row of rows) unit.record(collection, 'updated', row);
   return rows;
