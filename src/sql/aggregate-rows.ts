@@ -5,7 +5,8 @@ import type { Row } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
 import { DIALECT_TRAITS } from './dialect-traits.js';
 import { filterToSql } from './filter-sql.js';
-import { sortValue, type Executor, type RelatedScope } from './select-rows.js';
+import { filterShape } from './filter-shape.js';
+import { sortValue, type Executor, type RelatedScope, type SqlTarget } from './select-rows.js';
 
 /** The alias of output column `index` in the SQL (client aliases are mapped back by the caller). */
 export const queryColumnAlias = (index: number): string => `__q${index}`;
@@ -36,7 +37,35 @@ const OPERATORS = { eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' } 
  * repeated aggregate expressions, ORDER BY the output aliases with NULLs last, LIMIT. `where`
  * must already hold the caller's scope; `related` scopes the to-one paths.
  */
-export async function aggregateRows(db: Executor, dialect: Dialect, plan: QueryPlan, related: RelatedScope): Promise<Row[]> {
+/**
+ * The shape of a query whose SQL binds only its filter's values (no association path, no
+ * having; the usual report), with those values appended to `params` in binding order; or
+ * undefined, and the query is built each time. Every part of the SQL is in the key: the
+ * columns (kind, field, bucket, aggregation, distinct), the filter's shape, order and limit.
+ */
+function queryShape(plan: QueryPlan, dialect: Dialect, params: unknown[]): string | undefined {
+  if (plan.having !== undefined) return undefined;
+  const columns: string[] = [];
+  for (const column of plan.columns) {
+    if (column.value !== undefined && column.value.path.length > 0) return undefined;
+    columns.push(
+      column.kind === 'dimension'
+        ? `d:${column.value.field.name}:${column.bucket ?? ''}`
+        : `m:${column.aggregation}:${column.distinct ? 'd' : ''}:${column.value?.field.name ?? '*'}`,
+    );
+  }
+  const where = plan.where === TRUE_NODE ? '' : filterShape(plan.where, dialect, params);
+  return `q|${columns.join(',')}|${where}|${plan.order.map((term) => `${term.column}${term.desc ? 'd' : 'a'}`).join(',')}|${plan.limit}`;
+}
+
+export async function aggregateRows({ db, dialect, shapes }: SqlTarget, plan: QueryPlan, related: RelatedScope): Promise<Row[]> {
+  const params: unknown[] = [];
+  const shape = queryShape(plan, dialect, params);
+  if (shape !== undefined) return shapes.run<Row>(db, plan.collection, shape, params, () => aggregateQuery(db, dialect, plan, related));
+  return (await aggregateQuery(db, dialect, plan, related).execute()) as Row[];
+}
+
+function aggregateQuery(db: Executor, dialect: Dialect, plan: QueryPlan, related: RelatedScope) {
   const table = plan.collection.name;
   const expression = (column: QueryColumn): RawBuilder<unknown> => {
     const value = column.value === undefined ? undefined : sortValue({ field: column.value.field, desc: false, path: column.value.path }, table, dialect, related);
@@ -76,6 +105,5 @@ export async function aggregateRows(db: Executor, dialect: Dialect, plan: QueryP
       query = query.orderBy(sql`${nullTest} is null`).orderBy(sql`${ref} ${direction}`);
     }
   }
-  query = query.limit(sql.lit(plan.limit));
-  return (await query.execute()) as Row[];
+  return query.limit(sql.lit(plan.limit));
 }
