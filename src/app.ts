@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import cors from '@fastify/cors';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import qs from 'qs';
 import type { ActionContext, ActionResult } from './actions/action-context.js';
@@ -15,7 +14,6 @@ import { openDatabase, type Database } from './db/database.js';
 import { classifyDriverError } from './db/driver-error.js';
 import { ApiError } from './errors/api-error.js';
 import type { ErrorCode } from './errors/catalogue.js';
-import { compileBrowserGuard } from './http/browser-guard.js';
 import { answerClientError, isClientAbort, MAX_HEADER_BYTES } from './http/client-error.js';
 import { drainOnShutdown } from './http/drain-on-shutdown.js';
 import { toApiError } from './http/error-body.js';
@@ -23,6 +21,8 @@ import { checkMethod, restAction } from './http/method-rules.js';
 import { parseResourcePath } from './http/resource-path.js';
 import { jsonDepthOver } from './json-depth.js';
 import { renderResult } from './http/render-result.js';
+import { ALL_METHODS, compileRequestGate } from './http/request-gate.js';
+import { requestLoggerFactory } from './http/request-logger.js';
 import { registerOpenApiRoutes } from './openapi/openapi-routes.js';
 import { mergeKeys, type ApiRequest } from './request/api-request.js';
 import { parseQueryParams } from './request/query-params.js';
@@ -97,13 +97,8 @@ function bodyCharset(contentType: string | undefined): string | undefined {
   return match === null ? undefined : match[1]!.toLowerCase();
 }
 
-/** How long browsers may cache a preflight answer. */
-export const CORS_MAX_AGE_S = 600;
-
 /** Client request ids kept as they are; anything else gets a fresh UUID. */
 export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
-const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
-const KNOWN_METHODS: ReadonlySet<string> = new Set(ALL_METHODS);
 
 /** What is wired in code rather than configured. */
 export interface BuildOptions {
@@ -115,8 +110,11 @@ export interface BuildOptions {
 
 /** The composition root: the only module that sees every other one. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<BuiltApp> {
+  const childLoggerFactory = requestLoggerFactory(config.logLevel);
   const app = Fastify({
     logger: { level: config.logLevel, ...(options.logStream === undefined ? {} : { stream: options.logStream }) },
+    // Above `info`, a request's pino child is made only if something is logged (request-logger.ts).
+    ...(childLoggerFactory === undefined ? {} : { childLoggerFactory }),
     bodyLimit: config.bodyLimit,
     routerOptions: { querystringParser: (text: string) => qs.parse(text, QS_OPTIONS) },
     // A client's x-request-id is kept only when it is short and plain (API.md section 12):
@@ -203,35 +201,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
 
   let closing = false;
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    if (!closing) return done();
-    reply.header('connection', 'close');
-    done(new ApiError('SHUTTING_DOWN'));
-  });
-
-  // Origin and Host rules first; CORS headers and preflight answers for allowed origins after.
-  const browserGuard = compileBrowserGuard({ corsOrigins: config.corsOrigins, allowedHosts: config.allowedHosts, listenHost: config.host });
-  app.addHook('onRequest', (request, _reply, done) => {
-    // Fastify routes methods it has no route for (QUERY, PROPFIND, …) to the 404 handler.
-    if (!KNOWN_METHODS.has(request.method)) return done(new ApiError('METHOD_NOT_ALLOWED', `method ${request.method} is not supported`));
-    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') return done(new ApiError('REQUEST_INVALID', 'an HTTP/1.1 request needs a Host header'));
-    done(browserGuard(request.headers));
-  });
-  await app.register(cors, {
-    // Only requests that carry an Origin (already allowed above) get CORS headers, and only
-    // a real preflight (with Access-Control-Request-Method) is answered by the plugin.
-    delegator: (request, callback) => {
-      const origin = request.headers.origin;
-      callback(null, {
-        origin: origin === undefined ? false : origin,
-        methods: [...ALL_METHODS],
-        exposedHeaders: ['x-request-id', 'location'],
-        maxAge: CORS_MAX_AGE_S,
-        preflight: request.headers['access-control-request-method'] !== undefined,
-      });
-    },
-  });
+  // Request id, shutdown, method, Host and Origin rules, CORS: one hook (src/http/request-gate.ts).
+  app.addHook(
+    'onRequest',
+    compileRequestGate({ corsOrigins: config.corsOrigins, allowedHosts: config.allowedHosts, listenHost: config.host, isClosing: () => closing }),
+  );
 
   app.setErrorHandler((error, request, reply) => {
     const apiError = isClientAbort(error, request.raw)

@@ -1,6 +1,7 @@
 import { CompiledQuery, Kysely, MysqlDialect, PostgresDialect, SqliteDialect, SqliteDriver, sql, type DatabaseConnection, type Dialect as KyselyDialect, type Driver, type PostgresPool, type PostgresPoolClient, type SqliteDialectConfig } from 'kysely';
 import { DEFAULT_CONFIG, type DatabaseConfig } from '../config/config.js';
 import type { Dialect } from '../schema/types.js';
+import { instantParser, TIMESTAMPTZ_OID } from './postgres-instant.js';
 import { registerDirectReader, type DirectReader } from './direct-reader.js';
 import { withStatementTimeout } from './mysql-timeout-pool.js';
 import { postgresSchema, searchPathOption } from './postgres-schema.js';
@@ -94,6 +95,12 @@ export async function openDatabase(
   };
 }
 
+/** The two better-sqlite3 statement calls the direct path uses. */
+interface DirectStatement {
+  all(...values: unknown[]): Record<string, unknown>[];
+  get(...values: unknown[]): Record<string, unknown> | undefined;
+}
+
 async function makeDialect(
   config: DatabaseConfig,
   timeouts: DatabaseTimeouts,
@@ -128,10 +135,12 @@ async function makeDialect(
       };
       // A synchronous read cannot interleave with anything, so with no transaction open it
       // may run at once instead of queueing behind the driver's connection lock.
-      const direct: DirectReader = (text, params) => {
+      const direct: DirectReader = (text, params, one) => {
         if (database.inTransaction) return undefined;
-        const statement = cached.prepare(text) as unknown as { all(...values: unknown[]): Record<string, unknown>[] };
-        return statement.all(...params);
+        const statement = cached.prepare(text) as unknown as DirectStatement;
+        if (one !== true) return statement.all(...params);
+        const row = statement.get(...params);
+        return row === undefined ? [] : [row];
       };
       return { dialect: 'sqlite', kyselyDialect: new ImmediateSqliteDialect({ database: cached }), direct };
     }
@@ -139,6 +148,8 @@ async function makeDialect(
       const { default: pg } = await import('pg');
       const { default: Cursor } = await import('pg-cursor');
       const DATE_OID = 1082;
+      const keepText = (value: string): string => value;
+      const instant = instantParser(pg.types.getTypeParser(TIMESTAMPTZ_OID, 'text'));
       const pool = new pg.Pool({
         connectionString: config.url,
         max: config.poolSize,
@@ -147,10 +158,17 @@ async function makeDialect(
         connectionTimeoutMillis: timeouts.connectMs,
         statement_timeout: timeouts.statementMs,
         query_timeout: timeouts.statementMs + CLIENT_TIMEOUT_GRACE_MS,
-        // dateOnly stays 'YYYY-MM-DD' instead of a local-time Date.
+        // dateOnly stays 'YYYY-MM-DD' instead of a local-time Date; a UTC timestamptz becomes
+        // the wire string at once instead of a Date (postgres-instant.ts).
         types: {
           getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-            oid === DATE_OID ? (value: string) => value : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+            format === 'binary'
+              ? pg.types.getTypeParser(oid, format)
+              : oid === DATE_OID
+                ? keepText
+                : oid === TIMESTAMPTZ_OID
+                  ? instant
+                  : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
         },
       });
       // An idle client losing its connection must not crash the process; the pool replaces it.

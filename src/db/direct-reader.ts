@@ -3,8 +3,11 @@
  * async queue, when that is safe: a read, or a single autocommit write (atomic by itself).
  * Returns undefined when it is not (a transaction is open on the connection: a read would see
  * its uncommitted rows, a write would join it), and the caller goes the usual way.
+ * `one`: the statement yields at most one row (a single-key `UPDATE … RETURNING`, a one-row
+ * `INSERT … RETURNING`); it is then stepped once and reset, which better-sqlite3 does in about
+ * half the time of stepping a write to its end (measured: update by key 52 → 20 µs).
  */
-export type DirectReader = (sql: string, params: readonly unknown[]) => Record<string, unknown>[] | undefined;
+export type DirectReader = (sql: string, params: readonly unknown[], one?: boolean) => Record<string, unknown>[] | undefined;
 
 const readers = new WeakMap<object, DirectReader>();
 const paused = new WeakSet<object>();

@@ -78,11 +78,24 @@ function bindLevel(collection: Collection, tree: PathTree, path: string): ReadSh
 
 export const MAX_APPEND_DEPTH = 4;
 
+/** The shape of a read without fields, except or appends (most reads), once per compiled collection. */
+const wholeShapes = new WeakMap<Collection, ReadShape>();
+
+function wholeShape(collection: Collection): ReadShape {
+  let shape = wholeShapes.get(collection);
+  if (shape === undefined) {
+    shape = Object.freeze({ output: Object.freeze([...collection.visible]) as Field[], appends: Object.freeze([]) as unknown as AppendNode[] });
+    wholeShapes.set(collection, shape);
+  }
+  return shape;
+}
+
 /**
  * Binds `fields`, `except` and `appends` together: dot paths select inside embedded
  * associations (`comments.body`), and an association named in `fields` is embedded too.
  */
 export function bindReadShape(collection: Collection, fields: string[] = [], except: string[] = [], appends: string[] = []): ReadShape {
+  if (fields.length === 0 && except.length === 0 && appends.length === 0) return wholeShape(collection);
   const tree = emptyTree();
   for (const path of appends) {
     if (path.split('.').length > MAX_APPEND_DEPTH) throw new ApiError('APPENDS_UNKNOWN', `appends nest at most ${MAX_APPEND_DEPTH} levels`, { field: path });

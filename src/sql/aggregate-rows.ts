@@ -1,11 +1,11 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { DateBucket, HavingNode, QueryColumn, QueryPlan } from '../plan/bind-query.js';
 import { TRUE_NODE } from '../plan/filter-node.js';
 import type { Row } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
 import { DIALECT_TRAITS } from './dialect-traits.js';
-import { filterToSql } from './filter-sql.js';
-import { sortValue, type Executor, type RelatedScope } from './select-rows.js';
+import { filterToSql, whereSql } from './filter-sql.js';
+import { sortValue, type Executor, type RelatedScope, type SqlTarget } from './select-rows.js';
 
 /** The alias of output column `index` in the SQL (client aliases are mapped back by the caller). */
 export const queryColumnAlias = (index: number): string => `__q${index}`;
@@ -36,7 +36,40 @@ const OPERATORS = { eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' } 
  * repeated aggregate expressions, ORDER BY the output aliases with NULLs last, LIMIT. `where`
  * must already hold the caller's scope; `related` scopes the to-one paths.
  */
-export async function aggregateRows(db: Executor, dialect: Dialect, plan: QueryPlan, related: RelatedScope): Promise<Row[]> {
+/**
+ * The key of a query whose SQL binds only its filter's values (no association path, no
+ * having; the usual report), written by one pass with the filter's key and values (see
+ * `sql-pass.ts`); or undefined, and the query is built each time. Every other part of the SQL
+ * is in the key: the columns (kind, field, bucket, aggregation, distinct), order and limit.
+ */
+function queryColumnsKey(plan: QueryPlan): string | undefined {
+  if (plan.having !== undefined) return undefined;
+  const columns: string[] = [];
+  for (const column of plan.columns) {
+    if (column.value !== undefined && column.value.path.length > 0) return undefined;
+    columns.push(
+      column.kind === 'dimension'
+        ? `d:${column.value.field.name}:${column.bucket ?? ''}`
+        : `m:${column.aggregation}:${column.distinct ? 'd' : ''}:${column.value?.field.name ?? '*'}`,
+    );
+  }
+  return columns.join(',');
+}
+
+export async function aggregateRows({ db, dialect, shapes }: SqlTarget, plan: QueryPlan, related: RelatedScope): Promise<Row[]> {
+  const columns = queryColumnsKey(plan);
+  if (columns === undefined) return (await aggregateQuery(db, dialect, plan, related).execute()) as Row[];
+  const table = plan.collection.name;
+  return shapes.run<Row>(db, plan.collection, dialect, (pass) => {
+    pass.key += `q|${columns}|`;
+    const where = plan.where === TRUE_NODE ? undefined : whereSql(plan.where, pass, table);
+    pass.key += `|${plan.order.map((term) => `${term.column}${term.desc ? 'd' : 'a'}`).join(',')}|${plan.limit}`;
+    return pass.emit ? aggregateQuery(db, dialect, plan, related, where) : undefined;
+  });
+}
+
+/** The query's SELECT; `where`: the filter already written by the caller's pass (else written here). */
+function aggregateQuery(db: Executor, dialect: Dialect, plan: QueryPlan, related: RelatedScope, where?: Expression<SqlBool>) {
   const table = plan.collection.name;
   const expression = (column: QueryColumn): RawBuilder<unknown> => {
     const value = column.value === undefined ? undefined : sortValue({ field: column.value.field, desc: false, path: column.value.path }, table, dialect, related);
@@ -47,7 +80,8 @@ export async function aggregateRows(db: Executor, dialect: Dialect, plan: QueryP
     return sql`${sql.raw(column.aggregation)}(${distinct}${value})`;
   };
   let query = db.selectFrom(table).select(plan.columns.map((column, index) => expression(column).as(queryColumnAlias(index))));
-  if (plan.where !== TRUE_NODE) query = query.where((eb) => filterToSql(plan.where, eb, dialect, table));
+  if (where !== undefined) query = query.where(where);
+  else if (plan.where !== TRUE_NODE) query = query.where((eb) => filterToSql(plan.where, eb, dialect, table));
   const dimensions = plan.columns.flatMap((column, index) => (column.kind === 'dimension' ? [index] : []));
   if (dimensions.length > 0) query = query.groupBy(dimensions.map((index) => sql`${sql.lit(index + 1)}`));
   if (plan.having !== undefined) {
@@ -76,6 +110,5 @@ export async function aggregateRows(db: Executor, dialect: Dialect, plan: QueryP
       query = query.orderBy(sql`${nullTest} is null`).orderBy(sql`${ref} ${direction}`);
     }
   }
-  query = query.limit(sql.lit(plan.limit));
-  return (await query.execute()) as Row[];
+  return query.limit(sql.lit(plan.limit));
 }

@@ -16,7 +16,7 @@ export async function insertRow({ db, dialect, shapes }: SqlTarget, collection: 
       pass.key += `i|${names.join(',')}|${columns.join(',')}`;
       for (const name of names) pass.params.push(row[name]);
       return pass.emit ? db.insertInto(collection.name).values(row).returning(columns) : undefined;
-    });
+    }, true);
     if (inserted === undefined) throw new Error(`insert into ${collection.name} returned no row`);
     const pk = collection.primaryKey;
     // An explicit id does not move a PostgreSQL identity; move it past the largest id, or the

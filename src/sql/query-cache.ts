@@ -29,8 +29,9 @@ export class ShapeCache {
    * once more, emitting, and compiles it with Kysely; the text is kept only if that run wrote
    * the same key and the key-only values (what a cache hit binds) equal what Kysely bound, so neither a writer that keys
    * differently when emitting nor a wrong parameter order can reach the database from the cache.
+   * `one`: the statement yields at most one row (see DirectReader).
    */
-  async run<R>(db: Executor, owner: object, dialect: Dialect, statement: Statement<R>): Promise<R[]> {
+  async run<R>(db: Executor, owner: object, dialect: Dialect, statement: Statement<R>, one = false): Promise<R[]> {
     let shapes = this.#byOwner.get(owner);
     if (shapes === undefined) {
       shapes = new Map();
@@ -41,7 +42,7 @@ export class ShapeCache {
     const { key, params } = pass;
     const entry = shapes.get(key);
     if (entry) {
-      const rows = directReaderOf(db)?.(entry.sql, params);
+      const rows = directReaderOf(db)?.(entry.sql, params, one);
       if (rows !== undefined) return rows as R[];
       return (await db.executeQuery<R>(CompiledQuery.raw(entry.sql, params))).rows;
     }

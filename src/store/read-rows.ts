@@ -64,6 +64,7 @@ export function sortValuesOf(unit: UnitOfWork, order: readonly SortTerm[], row: 
 
 /** The columns a read selects: the output plus the keys its appends link by. */
 export function selectedFields(shape: ReadShape): ReadPlan['select'] {
+  if (shape.appends.length === 0) return shape.output;
   return [...new Set([...shape.output, ...linkColumns(shape)])];
 }
 

@@ -27,7 +27,8 @@ export async function updateReturning(unit: UnitOfWork, collection: Collection, 
       .set(set)
       .where(where)
       .returning(collection.visible.map((field) => field.name));
-  });
+    // One key of the collection's unique key: at most one row.
+  }, true);
   for (const row of rows) unit.record(collection, 'updated', row);
   return rows;
 }

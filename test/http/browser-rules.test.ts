@@ -46,6 +46,37 @@ for (const dialect of DIALECTS) {
       expect(reply.body.errors[0].code).toBe('ORIGIN_FORBIDDEN');
     });
 
+    const CORS = { 'access-control-allow-origin': ALLOWED, 'access-control-expose-headers': 'x-request-id, location' };
+    const PREFLIGHT = {
+      ...CORS,
+      'access-control-allow-methods': 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS',
+      'access-control-max-age': '600',
+      'content-length': '0',
+      vary: 'Origin, Access-Control-Request-Headers',
+    };
+    const NONE = { 'access-control-allow-origin': undefined, 'access-control-expose-headers': undefined, 'access-control-allow-methods': undefined };
+    it.each([
+      ['GET', '/api/victims:list', {}, 200, { ...NONE, vary: 'Origin' }],
+      ['GET', '/api/victims:list', { origin: ALLOWED }, 200, { ...CORS, vary: 'Origin' }],
+      ['GET', '/api/nothing:list', { origin: ALLOWED }, 404, { ...CORS, vary: 'Origin' }],
+      ['GET', '/healthz', { origin: ALLOWED }, 200, { ...CORS, vary: 'Origin' }],
+      ['GET', '/no/such/route', { origin: ALLOWED }, 404, { ...CORS, vary: 'Origin' }],
+      ['OPTIONS', '/api/victims:create', { origin: ALLOWED, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-foo' }, 204, { ...PREFLIGHT, 'access-control-allow-headers': 'content-type, x-foo' }],
+      ['OPTIONS', '/api/victims:create', { origin: ALLOWED, 'access-control-request-method': 'POST' }, 204, { ...PREFLIGHT, 'access-control-allow-headers': undefined }],
+      ['OPTIONS', '/healthz', { origin: ALLOWED, 'access-control-request-method': 'GET' }, 204, PREFLIGHT],
+      ['OPTIONS', '/no/such/route', { origin: ALLOWED, 'access-control-request-method': 'GET' }, 204, PREFLIGHT],
+      ['OPTIONS', '/api/victims:create', { origin: ALLOWED }, 405, { ...CORS, vary: 'Origin', allow: 'POST, PUT, PATCH, DELETE' }],
+      ['OPTIONS', '/api/victims:create', { 'access-control-request-method': 'POST' }, 405, { ...NONE, vary: 'Origin' }],
+      ['OPTIONS', '/no/such/route', { origin: ALLOWED }, 404, { ...CORS, vary: 'Origin' }],
+      ['OPTIONS', '/no/such/route', {}, 404, { ...NONE, vary: 'Origin' }],
+      ['GET', '/api/victims:list', { origin: 'http://evil.example' }, 403, { ...NONE, vary: undefined }],
+    ] as const)('%s %s with %j answers %i and exactly these CORS headers', async (method, url, headers, status, expected) => {
+      const reply = await ctx.api.request(method, url, undefined, { ...headers });
+      expect(reply.status).toBe(status);
+      for (const [name, value] of Object.entries(expected)) expect(reply.headers[name], name).toBe(value);
+      expect(reply.headers['x-request-id']).toBeDefined();
+    });
+
     it('answers a request without Origin as before (no CORS headers)', async () => {
       const reply = await ctx.api.get('/api/victims:list');
       expect(reply.status).toBe(200);

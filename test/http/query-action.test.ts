@@ -77,6 +77,30 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('answers queries that differ in one part alike before and after their SQL is cached', async () => {
+      const count = { aggregation: 'count', alias: 'v' };
+      const cases: [unknown, unknown[]][] = [
+        [{ dimensions: [{ field: 'status' }], measures: [{ field: 'amount', aggregation: 'sum', alias: 'v' }] }, [{ status: 'open', v: 30 }, { status: 'paid', v: 5 }, { status: null, v: 7 }]],
+        [{ dimensions: [{ field: 'status' }], measures: [{ field: 'amount', aggregation: 'max', alias: 'v' }] }, [{ status: 'open', v: 20 }, { status: 'paid', v: 5 }, { status: null, v: 7 }]],
+        [{ dimensions: [{ field: 'status' }], measures: [{ field: 'amount', aggregation: 'count', alias: 'v' }] }, [{ status: 'open', v: 2 }, { status: 'paid', v: 1 }, { status: null, v: 1 }]],
+        [{ dimensions: [{ field: 'status' }], measures: [{ field: 'customerId', aggregation: 'count', distinct: true, alias: 'v' }] }, [{ status: 'open', v: 2 }, { status: 'paid', v: 2 }, { status: null, v: 0 }]],
+        [{ dimensions: [{ field: 'status' }], measures: [count], orders: [{ field: 'status', order: 'desc' }] }, [{ status: 'paid', v: 2 }, { status: 'open', v: 2 }, { status: null, v: 1 }]],
+        [{ dimensions: [{ field: 'status' }], measures: [count], limit: 1 }, [{ status: 'open', v: 2 }]],
+        [{ dimensions: [{ field: 'status' }], measures: [count], filter: { amount: { $gt: 6 } } }, [{ status: 'open', v: 2 }, { status: null, v: 1 }]],
+        [{ dimensions: [{ field: 'status' }], measures: [count], filter: { amount: { $gt: 15 } } }, [{ status: 'open', v: 1 }]],
+        [{ dimensions: [{ field: 'status' }], measures: [count], filter: { amount: { $lt: 15 } } }, [{ status: 'open', v: 1 }, { status: 'paid', v: 1 }, { status: null, v: 1 }]],
+        [{ dimensions: [{ field: 'placedAt', format: 'year', alias: 'b' }], measures: [count] }, [{ b: '2025', v: 1 }, { b: '2026', v: 3 }, { b: null, v: 1 }]],
+        [{ dimensions: [{ field: 'placedAt', format: 'month', alias: 'b' }], measures: [count] }, [{ b: '2025-12', v: 1 }, { b: '2026-01', v: 2 }, { b: '2026-02', v: 1 }, { b: null, v: 1 }]],
+        [{ dimensions: [{ field: 'day', format: 'year', alias: 'b' }], measures: [count] }, [{ b: '2025', v: 1 }, { b: '2026', v: 3 }, { b: null, v: 1 }]],
+      ];
+      // Twice in order, then backwards: every query is answered once built and twice from cache.
+      for (const [body, expected] of [...cases, ...cases, ...[...cases].reverse()]) {
+        const reply = await query(body);
+        expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+        expect(reply.body.data, JSON.stringify(body)).toEqual(expected);
+      }
+    });
+
     it('groups through a to-one association, as a dot path or an array', async () => {
       const expected = [{ country: 'de', total: 15 }, { country: 'fr', total: 20 }, { country: null, total: 7 }];
       for (const field of ['customer.country', ['customer', 'country']]) {

@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, type BuiltApp } from '../../src/app.js';
+import type { LogLevel } from '../../src/config/config.js';
+import { apiFor, testConfig, type TestApi } from '../support/test-app.js';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/test-database.js';
+
+/** Log lines of one app, parsed. */
+function parsed(lines: string[]): Array<Record<string, unknown>> {
+  return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+for (const dialect of DIALECTS) {
+  // Above `info` the per-request logger is made only when something is logged (request-logger.ts):
+  // what is written must be the same as with Fastify's own child logger.
+  describe.each<[LogLevel, boolean]>([
+    ['warn', false],
+    ['info', true],
+  ])(`request logs on ${dialect} at level %s`, (level, logsRequests) => {
+    let database: TestDatabase;
+    let built: BuiltApp;
+    let api: TestApi;
+    const lines: string[] = [];
+    beforeAll(async () => {
+      database = await createTestDatabase(dialect);
+      built = await buildApp(testConfig(database, { logLevel: level }), { logStream: { write: (line) => void lines.push(line) } });
+      api = apiFor(built);
+      await api.collection({ name: 'notes', fields: [{ name: 'text', type: 'string' }] });
+    });
+    afterAll(async () => {
+      await built?.close();
+      await database?.drop();
+    });
+
+    it(`writes ${logsRequests ? 'a line per request' : 'nothing'} for a request that succeeds`, async () => {
+      lines.length = 0;
+      const reply = await api.request('GET', '/api/notes:list', undefined, { 'x-request-id': 'quiet-1' });
+      expect(reply.status).toBe(200);
+      const mine = parsed(lines).filter((line) => line.reqId === 'quiet-1');
+      expect(mine.map((line) => line.msg)).toEqual(logsRequests ? ['incoming request', 'request completed'] : []);
+    });
+
+    it('writes a failing request at error level with its request id', async () => {
+      lines.length = 0;
+      await built.database.close();
+      const reply = await api.request('GET', '/api/notes:list', undefined, { 'x-request-id': 'broken-1' });
+      expect(reply.status).toBeGreaterThanOrEqual(500);
+      const errors = parsed(lines).filter((line) => line.level === 50);
+      expect(errors.length).toBeGreaterThan(0);
+      expect(errors.every((line) => line.reqId === 'broken-1')).toBe(true);
+    });
+  });
+}
