@@ -16,6 +16,11 @@ import { mergeKeys, type ApiRequest } from './request/api-request.js';
 import { parseQueryParams } from './request/query-params.js';
 import { SchemaManager } from './schema/schema-manager.js';
 import { Store, type StoreOptions } from './store/store.js';
+import { referencesOf } from './store/cascades.js';
+import { ChangeFeed, DEFAULT_CHANGES_POLL_MS, DEFAULT_CHANGES_RETENTION_MS } from './changes/change-feed.js';
+import { ensureChangesTables } from './changes/changes-table.js';
+import type { EventGuard } from './changes/event-guard.js';
+import { outboxHook } from './changes/outbox.js';
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -23,6 +28,8 @@ export interface BuiltApp {
   schema: SchemaManager;
   /** The data-access layer: register commit hooks here (`store.afterCommit(hook)`). */
   store: Store;
+  /** This node's reader of the change feed (subscribers, changes:list). */
+  changes: ChangeFeed;
   /** Stops schema polling, finishes in-flight requests, closes the pool. */
   close(): Promise<void>;
 }
@@ -35,6 +42,8 @@ const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
 /** What is wired in code rather than configured: the scope source of each request. */
 export interface BuildOptions {
   readonly store?: StoreOptions;
+  /** What a caller may see of change events (the permission seam; none: everything). */
+  readonly eventGuard?: EventGuard;
 }
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<BuiltApp> {
@@ -58,7 +67,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const connections = drainOnShutdown(app.server);
   const database = await openDatabase(config.database, app.log);
   const schema = new SchemaManager(database, app.log);
-  const store = new Store(database, options.store);
+  // Destroys report the rows the database cascades to, so the outbox records them too.
+  const store = new Store(database, { ...options.store, references: referencesOf(() => schema.snapshot) });
+  const changes = new ChangeFeed(database, {
+    pollMs: config.changesPollMs ?? DEFAULT_CHANGES_POLL_MS,
+    retentionMs: config.changesRetentionMs ?? DEFAULT_CHANGES_RETENTION_MS,
+    ...(config.database.dialect === 'postgres' ? { listenUrl: config.database.url } : {}),
+    log: app.log,
+  });
   try {
     await schema.init();
     if (config.schemaFile !== undefined) {
@@ -73,7 +89,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         throw new Error(`CORRAL_SCHEMA: ${error instanceof ApiError ? error.message : String(error)}`);
       });
     }
+    await ensureChangesTables(database.db, database.dialect);
+    store.beforeCommit(outboxHook(() => schema.snapshot));
+    store.afterCommit(() => changes.wake());
+    await changes.start();
   } catch (error) {
+    await changes.close().catch(() => undefined);
     await database.close().catch((closeError: unknown) => app.log.error({ err: closeError }, 'closing the database after a failed start failed'));
     throw error;
   }
@@ -141,7 +162,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       body: request.body,
     };
     const scopes = store.scopesFor(apiRequest, snapshot);
-    const result: ActionResult = await action.run({ request: apiRequest, store, scopes, schema, snapshot, log: request.log });
+    const result: ActionResult = await action.run({
+      request: apiRequest,
+      store,
+      scopes,
+      schema,
+      snapshot,
+      log: request.log,
+      changes,
+      ...(options.eventGuard === undefined ? {} : { eventGuard: options.eventGuard }),
+    });
     return renderResult(result, reply, prefix);
   };
   app.route({ method: [...ALL_METHODS], url: `${prefix}/*`, handler: handle });
@@ -152,12 +182,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     database,
     schema,
     store,
+    changes,
     close: async () => {
       if (closed) return;
       closed = true;
       closing = true;
       connections.drain();
       schema.stopPolling();
+      // Ends the open event streams, which would otherwise hold the server open.
+      await changes.close();
       await app.close();
       await database.close();
     },

@@ -1,5 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
+import type { ChangeFeed } from '../changes/change-feed.js';
+import type { EventGuard } from '../changes/event-guard.js';
 import type { ApiRequest } from '../request/api-request.js';
 import type { SchemaManager } from '../schema/schema-manager.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
@@ -16,6 +19,10 @@ export interface ActionContext {
   /** The schema as it was when the request arrived. */
   readonly snapshot: SchemaSnapshot;
   readonly log: FastifyBaseLogger;
+  /** This node's reader of the change feed (subscribe, changes:list). */
+  readonly changes?: ChangeFeed;
+  /** What the caller may see of events (the permission seam; none: everything). */
+  readonly eventGuard?: EventGuard;
 }
 
 /** One object of an answer: a decoded item, or a schema definition. */
@@ -44,6 +51,8 @@ export type ActionResult =
   /** 200 `{data: null}` */
   | { kind: 'none' }
   /** 200 `{"data": [...]}` written as it is read */
-  | { kind: 'stream'; stream: Readable };
+  | { kind: 'stream'; stream: Readable }
+  /** 200 `text/event-stream`, written by `open` until the client or the node goes */
+  | { kind: 'events'; open(request: IncomingMessage, response: ServerResponse, headers: OutgoingHttpHeaders): void };
 
 export type ResultKind = ActionResult['kind'];

@@ -5,6 +5,7 @@ import type { Collection } from '../schema/collection.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import type { ActionContext, ActionResult } from './action-context.js';
 import { appActions } from './app-actions.js';
+import { changesActions, subscribeAction } from './change-actions.js';
 import { ASSOCIATION_ACTIONS } from './association-actions.js';
 import { LINK_ACTIONS } from './link-actions.js';
 import { countAction } from './count-action.js';
@@ -31,6 +32,7 @@ const ACTION_KINDS = {
   set: 'write',
   remove: 'write',
   toggle: 'write',
+  subscribe: 'read',
 } as const satisfies Record<string, ActionKind>;
 
 export type ActionName = keyof typeof ACTION_KINDS;
@@ -42,6 +44,7 @@ const DATA_ACTIONS: Partial<Record<ActionName, DataAction>> = {
   create: createAction,
   update: updateAction,
   destroy: destroyAction,
+  subscribe: subscribeAction,
 };
 
 export interface ResolvedAction {
@@ -74,6 +77,7 @@ export function resolveResource(path: ResourcePath, snapshot: SchemaSnapshot): R
   const { collection: name, association } = path;
   const table = (actions: Partial<Record<string, Run>>, resource: string): Resource => ({ toOne: false, action: (action) => pick(actions, action, resource) });
   if (name === 'app' && association === undefined) return table(appActions, 'app');
+  if (name === 'changes' && association === undefined) return table(changesActions, 'changes');
   if (name === 'collections') {
     if (association === undefined) return table(collectionsActions, 'collections');
     if (association === 'fields') return table(fieldsActions, 'fields');

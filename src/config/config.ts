@@ -22,6 +22,10 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** How often a node checks whether another node changed the schema. */
   schemaPollMs: number;
+  /** How often the change feed reads the outbox when nothing woke it (CORRAL_CHANGES_POLL_MS, default 250). */
+  changesPollMs?: number;
+  /** How long events are kept (CORRAL_CHANGES_RETENTION, default 7d). */
+  changesRetentionMs?: number;
 }
 
 export const DEFAULT_CONFIG = {

@@ -39,7 +39,11 @@ type Setting =
   | 'CORRAL_API_PREFIX'
   | 'CORRAL_DB_POOL_SIZE'
   | 'CORRAL_SHUTDOWN_TIMEOUT_MS'
-  | 'CORRAL_SCHEMA_POLL_MS';
+  | 'CORRAL_SCHEMA_POLL_MS'
+  | 'CORRAL_CHANGES_POLL_MS'
+  | 'CORRAL_CHANGES_RETENTION'
+  | 'CORRAL_WEBHOOK_RETRY_BASE_MS'
+  | 'CORRAL_WEBHOOK_ALLOW_PRIVATE';
 
 const FLAGS: ReadonlyMap<string, Setting> = new Map<string, Setting>([
   ['--port', 'PORT'],
@@ -159,9 +163,25 @@ function buildConfig(lookup: Lookup): Config {
       SCHEMA_POLL_MS_MAX,
     ),
   };
+  const changesPoll = lookup('CORRAL_CHANGES_POLL_MS');
+  if (changesPoll !== undefined) config.changesPollMs = integer(changesPoll, 250, CHANGES_POLL_MS_MIN, CHANGES_POLL_MS_MAX);
+  const retention = lookup('CORRAL_CHANGES_RETENTION');
+  if (retention !== undefined) config.changesRetentionMs = duration(retention);
   const schema = lookup('CORRAL_SCHEMA');
   if (schema !== undefined) config.schemaFile = schema.value;
   return config;
+}
+
+const CHANGES_POLL_MS_MIN = 10;
+const CHANGES_POLL_MS_MAX = 600_000;
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration such as `7d`, `12h`, `30m`, `45s` or `500ms` (a bare number is milliseconds). */
+function duration(raw: Raw): number {
+  const match = /^(\d{1,12})(ms|s|m|h|d)?$/.exec(raw.value);
+  const ms = match === null ? Number.NaN : Number(match[1]) * DURATION_UNITS[match[2] ?? 'ms']!;
+  if (!(ms > 0)) throw new ConfigError(`${raw.name} must be a duration such as 7d, 12h, 30m or 45s (got ${quote(raw.value)})`);
+  return ms;
 }
 
 function integer(raw: Raw | undefined, fallback: number, min: number, max: number): number {

@@ -5,6 +5,7 @@ import type { Collection } from '../schema/collection.js';
 import { indexName } from '../schema/index-name.js';
 import { DIALECT_TRAITS, type DialectTraits } from '../sql/dialect-traits.js';
 import { ShapeCache } from '../sql/query-cache.js';
+import type { ReferenceSource } from './cascades.js';
 import { NO_SCOPES, type ScopeProvider, type Scopes } from './scope.js';
 import { UnitOfWork, type CommitHook } from './unit-of-work.js';
 
@@ -26,6 +27,8 @@ export interface UnitCaller {
 export interface StoreOptions {
   /** The scopes of each request; none means every collection is unrestricted. */
   readonly scopes?: ScopeProvider;
+  /** References between collections: given, destroys report the rows they cascade to (the outbox needs them). */
+  readonly references?: ReferenceSource;
 }
 
 /**
@@ -91,13 +94,13 @@ export class Store {
         let unit!: UnitOfWork;
         let result: T;
         if (singleStatement && this.#beforeCommit.length === 0) {
-          unit = new UnitOfWork(db, dialect, caller.scopes, caller.request.id, this.shapes);
+          unit = new UnitOfWork(db, dialect, caller.scopes, caller.request.id, this.shapes, this.options.references);
           result = await work(unit);
           // Registered by the work itself: the statement has committed already.
           for (const hook of unit.hooks().before) await hook(unit.changes, unit);
         } else {
           result = await db.transaction().execute(async (trx) => {
-            unit = new UnitOfWork(trx, dialect, caller.scopes, caller.request.id, this.shapes);
+            unit = new UnitOfWork(trx, dialect, caller.scopes, caller.request.id, this.shapes, this.options.references);
             const value = await work(unit);
             for (const hook of [...this.#beforeCommit, ...unit.hooks().before]) await hook(unit.changes, unit);
             return value;

@@ -4,6 +4,7 @@ import type { Dialect } from '../schema/types.js';
 import type { ShapeCache } from '../sql/query-cache.js';
 import type { Executor, SqlTarget } from '../sql/select-rows.js';
 import { canonical } from './canonical.js';
+import type { ReferenceSource } from './cascades.js';
 import { ChangeSet, type ChangeKind } from './change-set.js';
 import { scoped, scopeWhere, type Scopes } from './scope.js';
 
@@ -30,6 +31,8 @@ export class UnitOfWork implements SqlTarget {
     readonly requestId: string,
     /** Compiled statements by shape (the store's). */
     readonly shapes: ShapeCache,
+    /** Given, deletes record whole rows (before) and the rows the database cascades to. */
+    readonly references?: ReferenceSource,
   ) {}
 
   /** `where` over `collection`, narrowed to the caller's scopes (its own and every association path's). */

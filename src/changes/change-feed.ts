@@ -1,0 +1,231 @@
+import { sql } from 'kysely';
+import type { Database } from '../db/database.js';
+import { ApiError } from '../errors/api-error.js';
+import type { JsonValue } from '../schema/types.js';
+import { CHANGES_COUNTER_TABLE, CHANGES_TABLE, COUNTER_NAME, toChangeRow, type ChangeRow } from './changes-table.js';
+import { CHANGES_CHANNEL } from './outbox.js';
+
+/** Events one read of the outbox returns at most (the reader loops while pages are full). */
+export const FEED_READ_PAGE = 1000;
+/** How often retention runs. */
+export const PRUNE_INTERVAL_MS = 60_000;
+export const DEFAULT_CHANGES_POLL_MS = 250;
+export const DEFAULT_CHANGES_RETENTION_MS = 7 * 24 * 3600 * 1000;
+
+/** An event as clients see it (API.md section 11). */
+export interface ChangeEvent {
+  id: number;
+  collection: string;
+  action: string;
+  key: JsonValue;
+  data: Record<string, JsonValue>;
+  at: string;
+}
+
+export function toEvent(row: ChangeRow): ChangeEvent {
+  return { id: row.id, collection: row.collection, action: row.action, key: JSON.parse(row.key) as JsonValue, data: JSON.parse(row.data) as Record<string, JsonValue>, at: new Date(row.at).toISOString() };
+}
+
+/** One consumer of the live feed (an SSE connection). */
+export interface FeedSubscriber {
+  /** The collection it follows. */
+  readonly collection: string;
+  /** The last event id it has been given. */
+  cursor: number;
+  /** Takes events in id order (only those after `cursor`, of its collection). Returns false to be dropped. */
+  deliver(rows: readonly ChangeRow[]): boolean;
+  /** Called once when the feed drops it (closing, or deliver returned false). */
+  drop(): void;
+}
+
+export interface FeedLog {
+  error(object: object, message: string): void;
+}
+
+export interface FeedOptions {
+  readonly pollMs: number;
+  readonly retentionMs: number;
+  /** PostgreSQL URL for a LISTEN connection (postgres only). */
+  readonly listenUrl?: string;
+  readonly log: FeedLog;
+}
+
+/**
+ * One reader of the outbox per node. It reads events after the last id it dispatched when
+ * woken (a local commit, a NOTIFY on PostgreSQL) or every `pollMs`, and fans them out to the
+ * live subscribers. A subscriber that resumes first catches up from the table by itself and
+ * joins the live fan-out once its cursor reaches the reader's: no gap, no repeat.
+ */
+export class ChangeFeed {
+  readonly #subscribers = new Set<FeedSubscriber>();
+  /** The highest id this node's reader has dispatched (or seen, with no subscriber). */
+  #last = 0;
+  #reading: Promise<void> | undefined;
+  #again = false;
+  #timer: NodeJS.Timeout | undefined;
+  #pruneTimer: NodeJS.Timeout | undefined;
+  #listener: { end(): Promise<void> } | undefined;
+  #closed = false;
+
+  constructor(
+    readonly database: Database,
+    readonly options: FeedOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    this.#last = await this.lastId();
+    this.#timer = setInterval(() => this.wake(), this.options.pollMs);
+    this.#timer.unref();
+    this.#pruneTimer = setInterval(() => {
+      void this.prune().catch((error: unknown) => this.options.log.error({ err: error }, 'pruning the change feed failed'));
+    }, PRUNE_INTERVAL_MS);
+    this.#pruneTimer.unref();
+    void this.prune().catch((error: unknown) => this.options.log.error({ err: error }, 'pruning the change feed failed'));
+    if (this.options.listenUrl !== undefined) await this.#listen(this.options.listenUrl);
+  }
+
+  async #listen(url: string): Promise<void> {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: url });
+    client.on('error', (error) => this.options.log.error({ err: error }, 'the change feed LISTEN connection failed; polling continues'));
+    client.on('notification', () => this.wake());
+    try {
+      await client.connect();
+      await client.query(`listen ${CHANGES_CHANNEL}`);
+      this.#listener = { end: () => client.end() };
+    } catch (error) {
+      this.options.log.error({ err: error }, 'LISTEN on the change feed failed; polling continues');
+      await client.end().catch(() => undefined);
+    }
+  }
+
+  /** The highest event id committed so far. */
+  async lastId(): Promise<number> {
+    const [row] = await this.database.db.selectFrom(CHANGES_TABLE).select((eb) => eb.fn.max('id').as('last')).execute();
+    return row?.last === null || row?.last === undefined ? 0 : Number(row.last);
+  }
+
+  /** Events after `after` in id order (of one collection, if given). */
+  async readAfter(after: number, limit: number, collection?: string): Promise<ChangeRow[]> {
+    let query = this.database.db.selectFrom(CHANGES_TABLE).selectAll().where('id', '>', after);
+    if (collection !== undefined) query = query.where('collection', '=', collection);
+    const rows = await query.orderBy('id').limit(limit).execute();
+    return rows.map((row) => toChangeRow(row as Record<string, unknown>));
+  }
+
+  /** 410 CHANGES_EXPIRED when events after `after` may have been pruned already. */
+  async checkResume(after: number): Promise<void> {
+    const [row] = await this.database.db.selectFrom(CHANGES_COUNTER_TABLE).select('pruned').where('name', '=', COUNTER_NAME).execute();
+    const pruned = Number(row?.pruned ?? 0);
+    if (after < pruned) throw new ApiError('CHANGES_EXPIRED', `events up to ${pruned} have been pruned; resume from a later id or reload`, { details: { oldest: pruned + 1 } });
+  }
+
+  /** Deletes events older than the retention and remembers the highest id deleted. */
+  async prune(now = Date.now()): Promise<number> {
+    const cutoff = now - this.options.retentionMs;
+    const { db } = this.database;
+    const [row] = await db.selectFrom(CHANGES_TABLE).select((eb) => eb.fn.max('id').as('upTo')).where('at', '<', cutoff).execute();
+    if (row?.upTo === null || row?.upTo === undefined) return 0;
+    const upTo = Number(row.upTo);
+    // The mark first: a reader resuming inside the pruned range is refused rather than shown a gap.
+    await db.updateTable(CHANGES_COUNTER_TABLE).set({ pruned: sql`case when pruned < ${upTo} then ${upTo} else pruned end` }).where('name', '=', COUNTER_NAME).execute();
+    const result = await db.deleteFrom(CHANGES_TABLE).where('id', '<=', upTo).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  /**
+   * Adds a subscriber whose cursor is set: it is given every event after its cursor, first
+   * from the table, then from the live fan-out.
+   */
+  async subscribe(subscriber: FeedSubscriber): Promise<void> {
+    for (;;) {
+      if (this.#closed) return subscriber.drop();
+      if (subscriber.cursor >= this.#last) {
+        this.#subscribers.add(subscriber);
+        return;
+      }
+      // Everything up to the reader's position is committed before this read starts.
+      const reached = this.#last;
+      const rows = await this.readAfter(subscriber.cursor, FEED_READ_PAGE, subscriber.collection);
+      if (rows.length > 0 && !subscriber.deliver(rows)) return subscriber.drop();
+      const moved = rows.length === 0 ? subscriber.cursor : rows[rows.length - 1]!.id;
+      // A full page may stop short of `reached`; a short one has read everything up to it.
+      subscriber.cursor = rows.length === FEED_READ_PAGE ? moved : Math.max(moved, reached);
+    }
+  }
+
+  unsubscribe(subscriber: FeedSubscriber): void {
+    this.#subscribers.delete(subscriber);
+  }
+
+  get subscriberCount(): number {
+    return this.#subscribers.size;
+  }
+
+  /** Reads new events now (coalesced: one read at a time, one more if woken meanwhile). */
+  wake(): void {
+    if (this.#closed) return;
+    if (this.#reading !== undefined) {
+      this.#again = true;
+      return;
+    }
+    this.#reading = this.#read()
+      .catch((error: unknown) => this.options.log.error({ err: error }, 'reading the change feed failed'))
+      .finally(() => {
+        this.#reading = undefined;
+        if (this.#again) {
+          this.#again = false;
+          this.wake();
+        }
+      });
+  }
+
+  /** Resolves once every event committed before the call has been dispatched. */
+  async settle(): Promise<void> {
+    while (this.#reading !== undefined) await this.#reading;
+    this.wake();
+    while (this.#reading !== undefined) await this.#reading;
+  }
+
+  async #read(): Promise<void> {
+    for (;;) {
+      if (this.#subscribers.size === 0) {
+        this.#last = Math.max(this.#last, await this.lastId());
+        return;
+      }
+      const rows = await this.readAfter(this.#last, FEED_READ_PAGE);
+      if (rows.length === 0) return;
+      this.#last = rows[rows.length - 1]!.id;
+      this.#dispatch(rows);
+      if (rows.length < FEED_READ_PAGE) return;
+    }
+  }
+
+  #dispatch(rows: readonly ChangeRow[]): void {
+    const byCollection = new Map<string, ChangeRow[]>();
+    for (const row of rows) {
+      const list = byCollection.get(row.collection);
+      if (list === undefined) byCollection.set(row.collection, [row]);
+      else list.push(row);
+    }
+    for (const subscriber of this.#subscribers) {
+      const events = byCollection.get(subscriber.collection)?.filter((row) => row.id > subscriber.cursor) ?? [];
+      if (events.length > 0 && !subscriber.deliver(events)) {
+        this.#subscribers.delete(subscriber);
+        subscriber.drop();
+        continue;
+      }
+      subscriber.cursor = Math.max(subscriber.cursor, this.#last);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    if (this.#pruneTimer !== undefined) clearInterval(this.#pruneTimer);
+    await this.#reading;
+    for (const subscriber of this.#subscribers) subscriber.drop();
+    this.#subscribers.clear();
+    await this.#listener?.end().catch(() => undefined);
+  }
+}

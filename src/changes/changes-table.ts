@@ -1,0 +1,87 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { Dialect } from '../schema/types.js';
+
+/** The outbox: one row per changed row of a committed write. */
+export const CHANGES_TABLE = 'corral_changes';
+/** One row (`name = 'changes'`): the last event id handed out and the highest id pruned. */
+export const CHANGES_COUNTER_TABLE = 'corral_change_counter';
+export const COUNTER_NAME = 'changes';
+
+/** A stored event as the table holds it. */
+export interface ChangeRow {
+  id: number;
+  collection: string;
+  action: string;
+  /** JSON text of the key. */
+  key: string;
+  /** JSON text of the row after the change (before it, for destroy). */
+  data: string;
+  /** Milliseconds since the epoch. */
+  at: number;
+}
+
+/** Creates the outbox tables if missing (several nodes may race here: the loser finds them made). */
+export async function ensureChangesTables(db: Db, dialect: Dialect): Promise<void> {
+  const text = dialect === 'mysql' ? sql`longtext` : sql`text`;
+  const tryCreate = async (run: () => Promise<unknown>): Promise<void> => {
+    try {
+      await run();
+    } catch (error) {
+      // A concurrent node created it between our check and our statement.
+      if (!(await tableExists(db))) throw error;
+    }
+  };
+  await tryCreate(() =>
+    db.schema
+      .createTable(CHANGES_TABLE)
+      .ifNotExists()
+      .addColumn('id', 'bigint', (c) => c.primaryKey())
+      .addColumn('collection', 'varchar(255)', (c) => c.notNull())
+      .addColumn('action', 'varchar(16)', (c) => c.notNull())
+      .addColumn('key', 'varchar(512)', (c) => c.notNull())
+      .addColumn('data', text, (c) => c.notNull())
+      .addColumn('at', 'bigint', (c) => c.notNull())
+      .execute(),
+  );
+  await tryCreate(() =>
+    db.schema
+      .createTable(CHANGES_COUNTER_TABLE)
+      .ifNotExists()
+      .addColumn('name', 'varchar(32)', (c) => c.primaryKey())
+      .addColumn('last', 'bigint', (c) => c.notNull())
+      .addColumn('pruned', 'bigint', (c) => c.notNull())
+      .execute(),
+  );
+  const existing = await db.selectFrom(CHANGES_COUNTER_TABLE).select('name').where('name', '=', COUNTER_NAME).execute();
+  if (existing.length === 0) {
+    try {
+      await db.insertInto(CHANGES_COUNTER_TABLE).values({ name: COUNTER_NAME, last: 0, pruned: 0 }).execute();
+    } catch (error) {
+      const again = await db.selectFrom(CHANGES_COUNTER_TABLE).select('name').where('name', '=', COUNTER_NAME).execute();
+      if (again.length === 0) throw error;
+    }
+  }
+}
+
+async function tableExists(db: Db): Promise<boolean> {
+  try {
+    await db.selectFrom(CHANGES_COUNTER_TABLE).select('name').limit(1).execute();
+    await db.selectFrom(CHANGES_TABLE).select('id').limit(1).execute();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Driver rows (bigint, numeric strings) to plain ChangeRows. */
+export function toChangeRow(raw: Record<string, unknown>): ChangeRow {
+  return {
+    id: Number(raw.id),
+    collection: String(raw.collection),
+    action: String(raw.action),
+    key: String(raw.key),
+    data: String(raw.data),
+    at: Number(raw.at),
+  };
+}
