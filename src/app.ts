@@ -21,6 +21,7 @@ import { ChangeFeed, DEFAULT_CHANGES_POLL_MS, DEFAULT_CHANGES_RETENTION_MS } fro
 import { ensureChangesTables } from './changes/changes-table.js';
 import type { EventGuard } from './changes/event-guard.js';
 import { outboxHook } from './changes/outbox.js';
+import { DEFAULT_WEBHOOK_RETRY_BASE_MS, ensureWebhookTables, WebhookService } from './webhooks/webhook-service.js';
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -30,6 +31,8 @@ export interface BuiltApp {
   store: Store;
   /** This node's reader of the change feed (subscribers, changes:list). */
   changes: ChangeFeed;
+  /** Webhooks and their delivery loop. */
+  webhooks: WebhookService;
   /** Stops schema polling, finishes in-flight requests, closes the pool. */
   close(): Promise<void>;
 }
@@ -75,6 +78,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ...(config.database.dialect === 'postgres' ? { listenUrl: config.database.url } : {}),
     log: app.log,
   });
+  const webhooks = new WebhookService(database, changes, {
+    retryBaseMs: config.webhookRetryBaseMs ?? DEFAULT_WEBHOOK_RETRY_BASE_MS,
+    allowPrivate: config.webhookAllowPrivate ?? false,
+    pollMs: config.changesPollMs ?? DEFAULT_CHANGES_POLL_MS,
+    log: app.log,
+  });
   try {
     await schema.init();
     if (config.schemaFile !== undefined) {
@@ -91,9 +100,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     }
     await ensureChangesTables(database.db, database.dialect);
     store.beforeCommit(outboxHook(() => schema.snapshot));
-    store.afterCommit(() => changes.wake());
+    await ensureWebhookTables(database.db, database.dialect);
+    store.afterCommit(() => {
+      changes.wake();
+      webhooks.wake();
+    });
     await changes.start();
+    webhooks.start();
   } catch (error) {
+    await webhooks.close().catch(() => undefined);
     await changes.close().catch(() => undefined);
     await database.close().catch((closeError: unknown) => app.log.error({ err: closeError }, 'closing the database after a failed start failed'));
     throw error;
@@ -170,6 +185,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       snapshot,
       log: request.log,
       changes,
+      webhooks,
       ...(options.eventGuard === undefined ? {} : { eventGuard: options.eventGuard }),
     });
     return renderResult(result, reply, prefix);
@@ -183,6 +199,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     schema,
     store,
     changes,
+    webhooks,
     close: async () => {
       if (closed) return;
       closed = true;
@@ -190,6 +207,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       connections.drain();
       schema.stopPolling();
       // Ends the open event streams, which would otherwise hold the server open.
+      await webhooks.close();
       await changes.close();
       await app.close();
       await database.close();

@@ -3,6 +3,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import type { Readable } from 'node:stream';
 import type { ChangeFeed } from '../changes/change-feed.js';
 import type { EventGuard } from '../changes/event-guard.js';
+import type { WebhookService } from '../webhooks/webhook-service.js';
 import type { ApiRequest } from '../request/api-request.js';
 import type { SchemaManager } from '../schema/schema-manager.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
@@ -23,6 +24,8 @@ export interface ActionContext {
   readonly changes?: ChangeFeed;
   /** What the caller may see of events (the permission seam; none: everything). */
   readonly eventGuard?: EventGuard;
+  /** The webhooks system collection and its delivery loop. */
+  readonly webhooks?: WebhookService;
 }
 
 /** One object of an answer: a decoded item, or a schema definition. */

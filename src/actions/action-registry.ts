@@ -6,6 +6,7 @@ import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import type { ActionContext, ActionResult } from './action-context.js';
 import { appActions } from './app-actions.js';
 import { changesActions, subscribeAction } from './change-actions.js';
+import { deliveryActions, webhookActions } from './webhook-actions.js';
 import { ASSOCIATION_ACTIONS } from './association-actions.js';
 import { LINK_ACTIONS } from './link-actions.js';
 import { countAction } from './count-action.js';
@@ -78,6 +79,11 @@ export function resolveResource(path: ResourcePath, snapshot: SchemaSnapshot): R
   const table = (actions: Partial<Record<string, Run>>, resource: string): Resource => ({ toOne: false, action: (action) => pick(actions, action, resource) });
   if (name === 'app' && association === undefined) return table(appActions, 'app');
   if (name === 'changes' && association === undefined) return table(changesActions, 'changes');
+  if (name === 'webhooks') {
+    if (association === undefined) return table(webhookActions, 'webhooks');
+    if (association === 'deliveries') return table(deliveryActions, 'deliveries');
+    throw new ApiError('ASSOCIATION_NOT_FOUND', `webhooks have no association ${association}`);
+  }
   if (name === 'collections') {
     if (association === undefined) return table(collectionsActions, 'collections');
     if (association === 'fields') return table(fieldsActions, 'fields');

@@ -26,6 +26,10 @@ export interface Config {
   changesPollMs?: number;
   /** How long events are kept (CORRAL_CHANGES_RETENTION, default 7d). */
   changesRetentionMs?: number;
+  /** First retry delay of a webhook delivery, doubled each attempt (CORRAL_WEBHOOK_RETRY_BASE_MS, default 10000). */
+  webhookRetryBaseMs?: number;
+  /** Lets webhooks target loopback, private and link-local addresses (CORRAL_WEBHOOK_ALLOW_PRIVATE=true). */
+  webhookAllowPrivate?: boolean;
 }
 
 export const DEFAULT_CONFIG = {

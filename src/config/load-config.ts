@@ -167,6 +167,13 @@ function buildConfig(lookup: Lookup): Config {
   if (changesPoll !== undefined) config.changesPollMs = integer(changesPoll, 250, CHANGES_POLL_MS_MIN, CHANGES_POLL_MS_MAX);
   const retention = lookup('CORRAL_CHANGES_RETENTION');
   if (retention !== undefined) config.changesRetentionMs = duration(retention);
+  const retryBase = lookup('CORRAL_WEBHOOK_RETRY_BASE_MS');
+  if (retryBase !== undefined) config.webhookRetryBaseMs = integer(retryBase, 10_000, 1, 3_600_000);
+  const allowPrivate = lookup('CORRAL_WEBHOOK_ALLOW_PRIVATE');
+  if (allowPrivate !== undefined) {
+    if (allowPrivate.value !== 'true' && allowPrivate.value !== 'false') throw new ConfigError(`${allowPrivate.name} must be true or false (got ${quote(allowPrivate.value)})`);
+    config.webhookAllowPrivate = allowPrivate.value === 'true';
+  }
   const schema = lookup('CORRAL_SCHEMA');
   if (schema !== undefined) config.schemaFile = schema.value;
   return config;
