@@ -10,6 +10,11 @@ export const FEED_READ_PAGE = 1000;
 /** How often retention runs. */
 export const PRUNE_INTERVAL_MS = 60_000;
 export const DEFAULT_CHANGES_POLL_MS = 250;
+/**
+ * A wake during a read runs the next read this much later, so a busy node sends subscribers
+ * events in batches (one socket write for many events) instead of one write per commit.
+ */
+export const FEED_BATCH_MS = 10;
 export const DEFAULT_CHANGES_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
 /** An event as clients see it (API.md section 11). */
@@ -22,7 +27,19 @@ export interface ChangeEvent {
   at: string;
 }
 
+/** Parsed once per row however many subscribers take it. */
+const PARSED = new WeakMap<ChangeRow, ChangeEvent>();
+
 export function toEvent(row: ChangeRow): ChangeEvent {
+  let event = PARSED.get(row);
+  if (event === undefined) {
+    event = parseEvent(row);
+    PARSED.set(row, event);
+  }
+  return event;
+}
+
+function parseEvent(row: ChangeRow): ChangeEvent {
   return { id: row.id, collection: row.collection, action: row.action, key: JSON.parse(row.key) as JsonValue, data: JSON.parse(row.data) as Record<string, JsonValue>, at: new Date(row.at).toISOString() };
 }
 
@@ -175,7 +192,7 @@ export class ChangeFeed {
         this.#reading = undefined;
         if (this.#again) {
           this.#again = false;
-          this.wake();
+          setTimeout(() => this.wake(), FEED_BATCH_MS).unref();
         }
       });
   }

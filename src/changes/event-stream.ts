@@ -17,9 +17,17 @@ export interface EventStreamOptions {
   readonly log: FeedLog;
 }
 
+/** Frames of events shared by several subscribers (unfiltered, unnarrowed): serialised once. */
+const FRAMES = new WeakMap<ChangeEvent, string>();
+
 /** One SSE frame. */
 export function sseFrame(event: ChangeEvent): string {
-  return `id: ${event.id}\nevent: ${event.action}\ndata: ${JSON.stringify(event)}\n\n`;
+  let frame = FRAMES.get(event);
+  if (frame === undefined) {
+    frame = `id: ${event.id}\nevent: ${event.action}\ndata: ${JSON.stringify(event)}\n\n`;
+    FRAMES.set(event, frame);
+  }
+  return frame;
 }
 
 /**
