@@ -123,6 +123,8 @@ export class WebhookService {
   #running: Promise<void> | undefined;
   #again = false;
   #closed = false;
+  /** Whether any webhook is active (as of the last pass or local change): commits wake the loop only then. */
+  #anyActive = true;
 
   constructor(
     readonly database: Database,
@@ -131,7 +133,7 @@ export class WebhookService {
   ) {}
 
   start(): void {
-    this.#timer = setInterval(() => this.wake(), this.options.pollMs);
+    this.#timer = setInterval(() => this.#run(), this.options.pollMs);
     this.#timer.unref();
   }
 
@@ -143,7 +145,12 @@ export class WebhookService {
     await this.database.db.updateTable(WEBHOOKS_TABLE).set({ lease_owner: null, lease_until: null }).where('lease_owner', '=', this.#node).execute().catch(() => undefined);
   }
 
+  /** A commit happened: deliver now, if any webhook is active. */
   wake(): void {
+    if (this.#anyActive) this.#run();
+  }
+
+  #run(): void {
     if (this.#closed) return;
     if (this.#running !== undefined) {
       this.#again = true;
@@ -155,7 +162,7 @@ export class WebhookService {
         this.#running = undefined;
         if (this.#again) {
           this.#again = false;
-          this.wake();
+          this.#run();
         }
       });
   }
@@ -207,6 +214,7 @@ export class WebhookService {
       const row = await db.insertInto(WEBHOOKS_TABLE).values(values).returning('id').executeTakeFirstOrThrow();
       id = Number(row.id);
     }
+    this.#anyActive = true;
     return this.get(id);
   }
 
@@ -241,6 +249,7 @@ export class WebhookService {
       }
     }
     if (Object.keys(set).length > 0) await this.database.db.updateTable(WEBHOOKS_TABLE).set(set).where('id', '=', id).execute();
+    this.#anyActive = true;
     return this.get(id);
   }
 
@@ -281,6 +290,7 @@ export class WebhookService {
   async #pass(): Promise<void> {
     const { db } = this.database;
     const hooks = (await db.selectFrom(WEBHOOKS_TABLE).select(['id']).where('active', '=', 1).execute()) as Raw[];
+    this.#anyActive = hooks.length > 0;
     for (const hook of hooks) {
       if (this.#closed) return;
       const id = Number(hook.id);
