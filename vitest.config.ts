@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Prints how many operations and statuses the response contract check covered.
+    globalSetup: ['test/support/contract-summary.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Each file makes its own databases; files run in parallel on the two cores.

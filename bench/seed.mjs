@@ -23,9 +23,8 @@ async function bulk(baseUrl, collection, rows) {
   }
 }
 
-export async function seed(baseUrl) {
-  const rand = random();
-  const int = (n) => Math.floor(rand() * n);
+/** The bench's collections, with their indexes, made by Corral; and the authors. */
+async function createSchema(baseUrl) {
   await requestOk(baseUrl, 'POST', '/api/collections:create', { name: 'authors', fields: [{ name: 'name', type: 'string' }] });
   await requestOk(baseUrl, 'POST', '/api/collections:create', { name: 'comments', fields: [{ name: 'body', type: 'text' }] });
   await requestOk(baseUrl, 'POST', '/api/collections:create', {
@@ -40,7 +39,14 @@ export async function seed(baseUrl) {
     ],
   });
   await bulk(baseUrl, 'authors', Array.from({ length: SEED.authors }, (_, i) => ({ name: `author ${i + 1}` })));
-  const body = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore. '.repeat(3);
+}
+
+const body = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore. '.repeat(3);
+
+export async function seed(baseUrl) {
+  const rand = random();
+  const int = (n) => Math.floor(rand() * n);
+  await createSchema(baseUrl);
   await bulk(
     baseUrl,
     'posts',
@@ -62,6 +68,16 @@ export async function seed(baseUrl) {
   if (last.body.data[0]?.id !== SEED.posts || last.body.meta.count !== SEED.posts) {
     throw new Error(`seed: expected posts 1..${SEED.posts}, got ${JSON.stringify(last.body.meta)} last id ${last.body.data[0]?.id}`);
   }
+}
+
+/**
+ * `--scale`: the same schema and authors, and one post through the API: the template whose
+ * stored timestamps and body the bulk of the rows copy, inserted directly in SQL by the caller
+ * (through the API, a million rows would take many minutes).
+ */
+export async function seedScaleTemplate(baseUrl) {
+  await createSchema(baseUrl);
+  await requestOk(baseUrl, 'POST', '/api/posts:create', { title: 'post 1', body, views: 0, status: 'published', authorId: 1 });
 }
 
 /** 50 collections of a few fields each, for the start-up measurement. */

@@ -1,20 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import cors from '@fastify/cors';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import qs from 'qs';
 import type { ActionResult } from './actions/action-context.js';
 import { resolveResource } from './actions/action-registry.js';
 import type { Config } from './config/config.js';
 import { openDatabase, type Database } from './db/database.js';
+import { classifyDriverError } from './db/driver-error.js';
 import { ApiError } from './errors/api-error.js';
+import type { ErrorCode } from './errors/catalogue.js';
+import { compileBrowserGuard } from './http/browser-guard.js';
+import { answerClientError, isClientAbort, MAX_HEADER_BYTES } from './http/client-error.js';
 import { drainOnShutdown } from './http/drain-on-shutdown.js';
 import { toApiError } from './http/error-body.js';
 import { checkMethod, restAction } from './http/method-rules.js';
 import { parseResourcePath } from './http/resource-path.js';
+import { jsonDepthOver } from './json-depth.js';
 import { renderResult } from './http/render-result.js';
+import { registerOpenApiRoutes } from './openapi/openapi-routes.js';
 import { mergeKeys, type ApiRequest } from './request/api-request.js';
 import { parseQueryParams } from './request/query-params.js';
 import { SchemaManager } from './schema/schema-manager.js';
+import type { Dialect } from './schema/types.js';
 import { Store, type StoreOptions } from './store/store.js';
 import { referencesOf } from './store/cascades.js';
 import { ChangeFeed, DEFAULT_CHANGES_POLL_MS, DEFAULT_CHANGES_RETENTION_MS } from './changes/change-feed.js';
@@ -39,25 +47,97 @@ export interface BuiltApp {
 
 /** qs settings that read the NocoBase SDK's serialisation (brackets arrays, strict nulls). */
 const QS_OPTIONS = { strictNullHandling: true, arrayLimit: 1000, depth: 10, parameterLimit: 2000 } as const;
-const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+/**
+ * Another node may change the schema between this node's polls: a statement naming a dropped
+ * or renamed column fails in the database. Such a failure rolled back, so the request is
+ * resolved again against a fresh snapshot and run once more; it then succeeds or answers
+ * what the new schema implies (404 COLLECTION_NOT_FOUND, 400 FILTER_UNKNOWN_FIELD, …).
+ */
+async function retryIfSchemaMoved(
+  run: () => Promise<ActionResult>,
+  schema: SchemaManager,
+  dialect: Dialect,
+  log: FastifyBaseLogger,
+): Promise<ActionResult> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof ApiError) {
+      // A name this node's snapshot does not know may have been created by another worker or
+      // node since its last poll: answer the 4xx only once the snapshot is known to be current.
+      if (!SCHEMA_NAME_ERRORS.has(error.code) || !(await schema.isStale())) throw error;
+    } else if (classifyDriverError(error, dialect).kind !== 'schemaMoved') throw error;
+    log.info({ err: error }, 'the schema moved under this request; reloading it and running the request again');
+    await schema.refresh();
+    return run();
+  }
+}
 
-/** The composition root: the only module that sees every other one. */
-/** What is wired in code rather than configured: the scope source of each request. */
+/** Refusals that a newer schema could turn into success (an unknown collection, field or association). */
+const SCHEMA_NAME_ERRORS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'COLLECTION_NOT_FOUND',
+  'ASSOCIATION_NOT_FOUND',
+  'FIELD_NOT_FOUND',
+  'FILTER_UNKNOWN_FIELD',
+  'SORT_UNKNOWN_FIELD',
+  'FIELDS_UNKNOWN',
+  'APPENDS_UNKNOWN',
+  'VALUE_UNKNOWN_FIELD',
+]);
+
+/** /readyz answers within 2 s (API.md section 12), whatever the database does. */
+export const READYZ_TIMEOUT_MS = 1500;
+
+/** Deepest JSON request body (records, nested writes and their json values all fit well within). */
+export const MAX_BODY_DEPTH = 64;
+
+/** Charset names that mean UTF-8 in a Content-Type (the only one Corral reads). */
+const UTF8_NAMES: ReadonlySet<string> = new Set(['utf-8', 'utf8']);
+
+/** The charset parameter of a Content-Type, lower case, or undefined when there is none. */
+function bodyCharset(contentType: string | undefined): string | undefined {
+  const match = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(contentType ?? '');
+  return match === null ? undefined : match[1]!.toLowerCase();
+}
+
+/** How long browsers may cache a preflight answer. */
+export const CORS_MAX_AGE_S = 600;
+
+/** Client request ids kept as they are; anything else gets a fresh UUID. */
+export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+const KNOWN_METHODS: ReadonlySet<string> = new Set(ALL_METHODS);
+
+/** What is wired in code rather than configured. */
 export interface BuildOptions {
+  /** Where log lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): void };
+  /** The scope source of each request (tests inject one until roles exist). */
   readonly store?: StoreOptions;
   /** What a caller may see of change events (the permission seam; none: everything). */
   readonly eventGuard?: EventGuard;
 }
 
+/** The composition root: the only module that sees every other one. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<BuiltApp> {
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: { level: config.logLevel, ...(options.logStream === undefined ? {} : { stream: options.logStream }) },
     bodyLimit: config.bodyLimit,
     routerOptions: { querystringParser: (text: string) => qs.parse(text, QS_OPTIONS) },
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // A client's x-request-id is kept only when it is short and plain (API.md section 12):
+    // it is echoed in a header, written to logs and quoted in INTERNAL messages.
+    requestIdHeader: false,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
+    },
     // Our own onRequest hook answers 503 SHUTTING_DOWN in the error envelope instead.
     return503OnClosing: false,
+    // Request heads up to 64 KiB (a 16 KiB filter fits in a URL); a request without Host gets
+    // our envelope (below) instead of Node's empty 400.
+    http: { maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false },
+    // Requests Node's parser refuses never reach Fastify: answer them in the envelope too.
+    clientErrorHandler: answerClientError,
     // Bad URLs and the like are answered before routing: render them like every other error.
     frameworkErrors: (error, request, reply) => {
       const apiError =
@@ -68,10 +148,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
   });
   const connections = drainOnShutdown(app.server);
-  const database = await openDatabase(config.database, app.log);
+  const database = await openDatabase(config.database, { connectMs: config.dbConnectTimeoutMs, statementMs: config.dbStatementTimeoutMs }, app.log);
   const schema = new SchemaManager(database, app.log);
   // Destroys report the rows the database cascades to, so the outbox records them too.
-  const store = new Store(database, { ...options.store, references: referencesOf(() => schema.snapshot) });
+  const store = new Store(database, { cursorSecret: config.cursorSecret, ...options.store, references: referencesOf(() => schema.snapshot) });
   const changes = new ChangeFeed(database, {
     pollMs: config.changesPollMs ?? DEFAULT_CHANGES_POLL_MS,
     retentionMs: config.changesRetentionMs ?? DEFAULT_CHANGES_RETENTION_MS,
@@ -108,22 +188,31 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await changes.start();
     webhooks.start();
   } catch (error) {
-    await webhooks.close().catch(() => undefined);
-    await changes.close().catch(() => undefined);
+    await webhooks.close().catch((closeError: unknown) => app.log.error({ err: closeError }, 'stopping webhook delivery after a failed start failed'));
+    await changes.close().catch((closeError: unknown) => app.log.error({ err: closeError }, 'stopping the change feed after a failed start failed'));
     await database.close().catch((closeError: unknown) => app.log.error({ err: closeError }, 'closing the database after a failed start failed'));
     throw error;
   }
   schema.startPolling(config.schemaPollMs);
 
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const charset = bodyCharset(request.headers['content-type']);
+    if (charset !== undefined && !UTF8_NAMES.has(charset)) {
+      return done(new ApiError('UNSUPPORTED_MEDIA_TYPE', `the body must be UTF-8 JSON (got charset=${charset.slice(0, 40)})`), undefined);
+    }
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
+    let parsed: unknown;
     try {
-      done(null, JSON.parse(text));
+      parsed = JSON.parse(text);
     } catch {
-      done(new ApiError('BODY_INVALID_JSON'), undefined);
+      return done(new ApiError('BODY_INVALID_JSON'), undefined);
     }
+    // No action takes a bare null: `PUT /api/posts/1` with null is a mistake, not an empty update.
+    if (parsed === null) return done(new ApiError('BODY_INVALID', 'the body must not be null'), undefined);
+    if (jsonDepthOver(parsed, MAX_BODY_DEPTH)) return done(new ApiError('BODY_INVALID', `the body nests deeper than ${MAX_BODY_DEPTH} levels`), undefined);
+    done(null, parsed);
   });
 
   let closing = false;
@@ -134,8 +223,33 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     done(new ApiError('SHUTTING_DOWN'));
   });
 
+  // Origin and Host rules first; CORS headers and preflight answers for allowed origins after.
+  const browserGuard = compileBrowserGuard({ corsOrigins: config.corsOrigins, allowedHosts: config.allowedHosts, listenHost: config.host });
+  app.addHook('onRequest', (request, _reply, done) => {
+    // Fastify routes methods it has no route for (QUERY, PROPFIND, …) to the 404 handler.
+    if (!KNOWN_METHODS.has(request.method)) return done(new ApiError('METHOD_NOT_ALLOWED', `method ${request.method} is not supported`));
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') return done(new ApiError('REQUEST_INVALID', 'an HTTP/1.1 request needs a Host header'));
+    done(browserGuard(request.headers));
+  });
+  await app.register(cors, {
+    // Only requests that carry an Origin (already allowed above) get CORS headers, and only
+    // a real preflight (with Access-Control-Request-Method) is answered by the plugin.
+    delegator: (request, callback) => {
+      const origin = request.headers.origin;
+      callback(null, {
+        origin: origin === undefined ? false : origin,
+        methods: [...ALL_METHODS],
+        exposedHeaders: ['x-request-id', 'location'],
+        maxAge: CORS_MAX_AGE_S,
+        preflight: request.headers['access-control-request-method'] !== undefined,
+      });
+    },
+  });
+
   app.setErrorHandler((error, request, reply) => {
-    const apiError = toApiError(error, database.dialect, request.id);
+    const apiError = isClientAbort(error, request.raw)
+      ? new ApiError('REQUEST_ABORTED', undefined, { cause: error })
+      : toApiError(error, database.dialect, request.id);
     if (apiError.status >= 500) request.log.error({ err: apiError.cause ?? error }, apiError.message);
     else if (apiError.cause !== undefined) request.log.info({ err: apiError.cause }, apiError.message);
     void reply.status(apiError.status).headers(apiError.headers).send({ errors: apiError.entries });
@@ -147,47 +261,60 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   app.get('/healthz', async () => ({ data: { status: 'ok' } }));
   app.get('/readyz', async () => {
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await database.ping();
+      await Promise.race([
+        database.ping(),
+        new Promise((_resolve, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${READYZ_TIMEOUT_MS} ms`)), READYZ_TIMEOUT_MS);
+        }),
+      ]);
     } catch (error) {
       throw new ApiError('DATABASE_UNAVAILABLE', undefined, { cause: error });
+    } finally {
+      clearTimeout(timer);
     }
     return { data: { status: 'ready', dialect: database.dialect } };
   });
 
   const prefix = config.apiPrefix;
+  // The API description and its reference page, generated from the live schema (API.md §10).
+  registerOpenApiRoutes(app, schema, prefix);
 
   const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const rawPath = request.url.split('?', 1)[0]!.slice(prefix.length + 1);
     const path = parseResourcePath(rawPath);
     if (path === undefined) throw new ApiError('ROUTE_NOT_FOUND', `no route for ${request.method} ${prefix}/${rawPath}`);
-    const snapshot = schema.snapshot;
-    const resource = resolveResource(path, snapshot);
-    const action = resource.action(path.action ?? restAction(request.method, path.key !== undefined, resource.toOne));
-    checkMethod(action.kind, request.method);
-    const params = parseQueryParams((request.query ?? {}) as Record<string, unknown>, request.headers);
-    const keys = mergeKeys(path.key, params.filterByTk);
-    const apiRequest: ApiRequest = {
-      id: request.id,
-      method: request.method,
-      path,
-      action: action.name,
-      ...(keys === undefined ? {} : { keys }),
-      params,
-      body: request.body,
+    const runAction = (): Promise<ActionResult> => {
+      const snapshot = schema.snapshot;
+      const resource = resolveResource(path, snapshot);
+      const action = resource.action(path.action ?? restAction(request.method, path.key !== undefined, resource.toOne));
+      checkMethod(action.kind, request.method);
+      const params = parseQueryParams((request.query ?? {}) as Record<string, unknown>, request.headers);
+      const keys = mergeKeys(path.key, params.filterByTk);
+      const apiRequest: ApiRequest = {
+        id: request.id,
+        method: request.method,
+        path,
+        action: action.name,
+        ...(keys === undefined ? {} : { keys }),
+        params,
+        body: request.body,
+      };
+      const scopes = store.scopesFor(apiRequest, snapshot);
+      return action.run({
+        request: apiRequest,
+        store,
+        scopes,
+        schema,
+        snapshot,
+        log: request.log,
+        changes,
+        webhooks,
+        ...(options.eventGuard === undefined ? {} : { eventGuard: options.eventGuard }),
+      });
     };
-    const scopes = store.scopesFor(apiRequest, snapshot);
-    const result: ActionResult = await action.run({
-      request: apiRequest,
-      store,
-      scopes,
-      schema,
-      snapshot,
-      log: request.log,
-      changes,
-      webhooks,
-      ...(options.eventGuard === undefined ? {} : { eventGuard: options.eventGuard }),
-    });
+    const result = await retryIfSchemaMoved(runAction, schema, database.dialect, request.log);
     return renderResult(result, reply, prefix);
   };
   app.route({ method: [...ALL_METHODS], url: `${prefix}/*`, handler: handle });

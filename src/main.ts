@@ -3,7 +3,9 @@
  * `bin/corral.js` prints any error thrown from here as one line (`corral: <message>`), so
  * start-up failures are rethrown with a short message rather than left to print a stack.
  */
+import cluster from 'node:cluster';
 import { access, constants } from 'node:fs/promises';
+import { APPLIES_SCHEMA_ENV, runPrimary, SHUTDOWN_MESSAGE } from './cluster/run-primary.js';
 import type { Config } from './config/config.js';
 import { loadConfig } from './config/load-config.js';
 import { CORRAL_VERSION } from './version.js';
@@ -12,6 +14,7 @@ const USAGE = `Usage: corral [command] [options]
 
 Commands:
   start              run the HTTP server (default)
+  schema export      print the schema of --database as the JSON that --schema applies
   help               print this help (also --help, -h)
   version            print the version (also --version)
 
@@ -30,6 +33,12 @@ Environment only:
   CORRAL_DB_POOL_SIZE         PostgreSQL/MySQL connections per node, 1-100 (default 10)
   CORRAL_SHUTDOWN_TIMEOUT_MS  graceful shutdown limit before exiting 1 (default 10000)
   CORRAL_SCHEMA_POLL_MS       how often to look for schema changes, 50-60000 (default 500)
+  CORRAL_DB_CONNECT_TIMEOUT_MS    PostgreSQL/MySQL connect limit, 100-600000 (default 5000)
+  CORRAL_DB_STATEMENT_TIMEOUT_MS  PostgreSQL/MySQL statement limit, 100-86400000 (default 30000)
+  CORRAL_CORS_ORIGINS         browser origins allowed, comma list or * (default none)
+  CORRAL_ALLOWED_HOSTS        extra Host names on a loopback listener, comma list (default none)
+  CORRAL_WORKERS              worker processes sharing the port, 1-256 (default: the number
+                              of cores; 1 serves from one process; sqlite::memory: forces 1)
 `;
 
 export async function main(argv: string[], env: Record<string, string | undefined>): Promise<void> {
@@ -42,11 +51,40 @@ export async function main(argv: string[], env: Record<string, string | undefine
       process.stdout.write(`${CORRAL_VERSION}\n`);
       return;
     case 'start':
+      if (config.workers > 1 && cluster.isPrimary) {
+        await runPrimary(config);
+        return;
+      }
+      if (cluster.isWorker && env[APPLIES_SCHEMA_ENV] !== '1') {
+        // Only the first worker applies the schema file; the others load what it made.
+        delete config.schemaFile;
+      }
       await start(config);
+      return;
+    case 'schema-export':
+      await exportSchemaCommand(config);
       return;
   }
 }
 
+/** Prints the schema file of the database (stdout), for schema-as-code: `corral schema export > schema.json`. */
+async function exportSchemaCommand(config: Config): Promise<void> {
+  const { buildApp } = await import('./app.js');
+  const { exportSchema } = await import('./schema/schema-export.js');
+  // The schema is read, never applied: the export shows the database as it is.
+  const { schemaFile: _schemaFile, ...settings } = config;
+  let built: Awaited<ReturnType<typeof buildApp>>;
+  try {
+    built = await buildApp({ ...settings, logLevel: 'silent' });
+  } catch (error) {
+    throw new Error(`cannot export: ${messageOf(error)}`);
+  }
+  try {
+    process.stdout.write(`${JSON.stringify(exportSchema(built.schema.snapshot.defs), null, 2)}\n`);
+  } finally {
+    await built.close();
+  }
+}
 
 async function start(config: Config): Promise<void> {
   // Imported lazily so that `help` and `version` do not load Fastify and the drivers.
@@ -64,6 +102,14 @@ async function start(config: Config): Promise<void> {
     throw new Error(`cannot start: ${messageOf(error)}`);
   }
   const { app, close } = built;
+  if (cluster.isWorker) {
+    // Which worker answered: the process tests check that workers share what they serve.
+    const worker = String(process.pid);
+    app.addHook('onRequest', (_request, reply, done) => {
+      reply.header('x-corral-worker', worker);
+      done();
+    });
+  }
   let address: string;
   try {
     address = await app.listen({ port: config.port, host: config.host });
@@ -74,17 +120,24 @@ async function start(config: Config): Promise<void> {
   app.log.info(`Corral listening on ${address}${config.apiPrefix}`);
 
   let shuttingDown = false;
+  let signals = 0;
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (shuttingDown) {
+    signals++;
+    if (signals > 1) {
       // A second signal means the operator does not want to wait.
       app.log.warn(`${signal} received again, exiting now`);
-      process.exit(1);
+      exitNow();
     }
+    shutDown(signal);
+  };
+  /** `reason`: the signal, or the primary's request (a worker gets both on Ctrl-C in a terminal). */
+  const shutDown = (reason: string): void => {
+    if (shuttingDown) return;
     shuttingDown = true;
-    app.log.info(`${signal} received, shutting down (up to ${config.shutdownTimeoutMs} ms)`);
+    app.log.info(`${reason} received, shutting down (up to ${config.shutdownTimeoutMs} ms)`);
     const timer = setTimeout(() => {
       app.log.error(`shutdown took longer than ${config.shutdownTimeoutMs} ms, exiting`);
-      process.exit(1);
+      exitNow();
     }, config.shutdownTimeoutMs);
     close().then(
       () => {
@@ -100,7 +153,29 @@ async function start(config: Config): Promise<void> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  if (cluster.isWorker) {
+    process.on('message', (message: unknown) => {
+      if (message === SHUTDOWN_MESSAGE) shutDown('shutdown request from the primary');
+    });
+  }
 }
+
+/**
+ * Ends the process at once. process.exit() waits for V8's background threads, and an
+ * optimizing compile of a huge generated function (a driver's row parser for a 190-column
+ * table) kept one busy for minutes, so a timed-out shutdown did not end. A signal to itself
+ * cannot be held up (the exit status is then 137, the SIGKILL status).
+ */
+function exitNow(): void {
+  // The logger writes asynchronously: give its last lines a moment to reach stdout.
+  setTimeout(() => {
+    process.exitCode = 1;
+    process.kill(process.pid, 'SIGKILL');
+  }, LOG_FLUSH_WAIT_MS);
+}
+
+/** How long a forced exit waits for the log to be written. */
+const LOG_FLUSH_WAIT_MS = 200;
 
 function messageOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);

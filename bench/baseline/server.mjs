@@ -7,6 +7,7 @@
 import Fastify from 'fastify';
 // The very list Corral applies, so the two servers run SQLite the same way.
 import { SQLITE_PRAGMAS } from '../../dist/db/database.js';
+import { postCursor } from '../scenarios.mjs';
 
 const url = process.env.DATABASE_URL ?? '';
 const poolSize = Number(process.env.POOL_SIZE ?? 10);
@@ -30,6 +31,10 @@ async function openSqlite(file) {
     update: db.prepare(`update posts set updatedAt = ?, title = ?, views = ? where id = ? returning ${columns}`),
     comments: db.prepare('select id, createdAt, updatedAt, body, postId from comments where postId = ? order by id asc limit ? offset ?'),
     commentCount: db.prepare('select count(*) as n from comments where postId = ?').pluck(),
+    includesPage: db.prepare(`select ${columns} from posts where title like ? escape '\\' order by id asc limit ? offset ?`),
+    includesCount: db.prepare(`select count(*) as n from posts where title like ? escape '\\'`).pluck(),
+    after: db.prepare(`select ${columns} from posts where id > ? order by id asc limit ?`),
+    byStatus: db.prepare('select status, count(*) as n, avg(cast(views as real)) as avgViews, max(views) as maxViews from posts group by status order by status is null, status'),
   };
   return {
     get: async (id) => statements.get.get(id),
@@ -41,6 +46,10 @@ async function openSqlite(file) {
     update: async (id, now, p) => statements.update.get(now, p.title, p.views, id),
     comments: async (postId, limit, offset) => statements.comments.all(postId, limit, offset),
     commentCount: async (postId) => statements.commentCount.get(postId),
+    includesPage: async (pattern, limit, offset) => statements.includesPage.all(pattern, limit, offset),
+    includesCount: async (pattern) => statements.includesCount.get(pattern),
+    after: async (id, limit) => statements.after.all(id, limit),
+    byStatus: async () => statements.byStatus.all(),
     close: async () => db.close(),
   };
 }
@@ -76,6 +85,12 @@ async function openPostgres(connectionString) {
     comments: async (postId, limit, offset) =>
       q('comments', 'select id, "createdAt", "updatedAt", body, "postId" from comments where "postId" = $1 order by id asc limit $2 offset $3', [postId, limit, offset]),
     commentCount: async (postId) => (await q('commentCount', 'select count(*)::int as n from comments where "postId" = $1', [postId]))[0].n,
+    includesPage: async (pattern, limit, offset) =>
+      q('includesPage', `select ${columns} from posts where title ilike $1 order by id asc limit $2 offset $3`, [pattern, limit, offset]),
+    includesCount: async (pattern) => (await q('includesCount', 'select count(*)::int as n from posts where title ilike $1', [pattern]))[0].n,
+    after: async (id, limit) => q('after', `select ${columns} from posts where id > $1 order by id asc limit $2`, [id, limit]),
+    byStatus: async () =>
+      (await q('byStatus', 'select status, count(*)::int as n, avg(views::double precision) as "avgViews", max(views) as "maxViews" from posts group by status order by status asc nulls last', [])),
     close: () => pool.end(),
   };
 }
@@ -137,16 +152,34 @@ app.get('/api/posts::list', async (request, reply) => {
     } catch {
       return badRequest(reply, 'filter is not JSON');
     }
+    const includes = parsed?.title?.$includes;
+    if (typeof includes === 'string') {
+      const pattern = `%${includes.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const rows = await store.includesPage(pattern, paged.pageSize, paged.offset);
+      return listReply(rows, paged, () => store.includesCount(pattern));
+    }
     const views = parsed?.views?.$gt;
     const status = parsed?.status;
     if (typeof views !== 'number' || typeof status !== 'string') return badRequest(reply, 'unsupported filter');
     const rows = await store.filterPage(views, status, paged.pageSize, paged.offset);
     return listReply(rows, paged, () => store.filterCount(views, status));
   }
+  if (request.query.cursor !== undefined) {
+    // Key order only: the cursor's payload is [last id]; Corral checks its signature, the
+    // baseline trusts it.
+    const cursor = request.query.cursor;
+    const after = cursor === '' ? 0 : JSON.parse(Buffer.from(cursor.split('.')[0], 'base64url').toString('utf8'))[0];
+    const rows = await store.after(after, paged.pageSize + 1);
+    const hasNext = rows.length > paged.pageSize;
+    const data = rows.slice(0, paged.pageSize);
+    return { data, meta: { pageSize: paged.pageSize, hasNext, nextCursor: hasNext ? postCursor(data[data.length - 1].id) : null } };
+  }
   if (sort !== undefined && sort !== '-id' && sort !== 'id') return badRequest(reply, 'unsupported sort');
   const rows = await store.page(sort === '-id', paged.pageSize, paged.offset);
   return listReply(rows, paged, () => store.count());
 });
+
+app.get('/api/posts::count', async () => ({ data: await store.count() }));
 
 app.post('/api/posts::create', async (request, reply) => {
   const values = postValues(request.body);
@@ -169,6 +202,10 @@ app.get('/api/posts/:id/comments::list', async (request, reply) => {
   const rows = await store.comments(postId, paged.pageSize, paged.offset);
   return listReply(rows, paged, () => store.commentCount(postId));
 });
+
+app.post('/api/posts::query', async () => ({
+  data: (await store.byStatus()).map((row) => ({ status: row.status, n: Number(row.n), avgViews: Number(row.avgViews), maxViews: Number(row.maxViews) })),
+}));
 
 const shutdown = () => {
   app.close().then(

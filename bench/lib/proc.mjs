@@ -5,6 +5,8 @@ import http from 'node:http';
 import net from 'node:net';
 
 const children = new Set();
+/** `--pin`: the CPU the servers run on; the bench itself takes the others. */
+export const SERVER_CPU = 0;
 
 /** Kills every server the bench started (by pid) when the bench exits, however it exits. */
 export function killAllChildren() {
@@ -29,12 +31,14 @@ export function freePort() {
 }
 
 /**
- * Starts `node [nodeArgs] script args` with env; any exit before `stop()` is an error that
+ * Starts `node [nodeArgs] script args` with env (under `taskset` on SERVER_CPU when `pin`); any exit before `stop()` is an error that
  * fails the run (reported through `exited`). stdout/stderr are kept for the error message.
  */
-export function startProcess({ name, nodeArgs = [], script, args = [], env, cwd }) {
+export function startProcess({ name, nodeArgs = [], script, args = [], env, cwd, pin = false }) {
   const startedAt = performance.now();
-  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
+  // pin: the server on CPU 0 (taskset execs node, so the pid stays the server's).
+  const command = pin ? ['taskset', '-c', String(SERVER_CPU), process.execPath] : [process.execPath];
+  const child = spawn(command[0], [...command.slice(1), ...nodeArgs, script, ...args], {
     cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

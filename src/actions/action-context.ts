@@ -32,7 +32,11 @@ export interface ActionContext {
 export type Data = object;
 
 /** Where a list page stands: with the total (`count`), or only whether a next page exists. */
-export type Paging = { page: number; pageSize: number; count: number } | { page: number; pageSize: number; hasNext: boolean };
+export type Paging =
+  | { page: number; pageSize: number; count: number }
+  | { page: number; pageSize: number; hasNext: boolean }
+  /** Keyset paging: `nextCursor` is null on the last page. */
+  | { pageSize: number; hasNext: boolean; nextCursor: string | null };
 
 /**
  * The typed result of an action; `http/render-result.ts` turns each kind into its one
@@ -53,6 +57,8 @@ export type ActionResult =
   | { kind: 'createdMany'; items: Data[] }
   /** 200 `{data: null}` */
   | { kind: 'none' }
+  /** 200 with a bare JSON document, no envelope (the schema export, ready to save as a file) */
+  | { kind: 'document'; body: object }
   /** 200 `{"data": [...]}` written as it is read */
   | { kind: 'stream'; stream: Readable }
   /** 200 `text/event-stream`, written by `open` until the client or the node goes */

@@ -12,10 +12,14 @@ import { LINK_ACTIONS } from './link-actions.js';
 import { countAction } from './count-action.js';
 import { createAction } from './create-action.js';
 import { destroyAction } from './destroy-action.js';
+import { firstOrCreateAction } from './first-or-create-action.js';
 import { getAction } from './get-action.js';
 import { listAction } from './list-action.js';
 import { collectionsActions, fieldsActions } from './schema-actions.js';
+import { moveAction } from './move-action.js';
+import { queryAction } from './query-action.js';
 import { updateAction } from './update-action.js';
+import { updateOrCreateAction } from './update-or-create-action.js';
 
 type DataAction = (ctx: ActionContext, collection: Collection) => Promise<ActionResult>;
 type Run = (ctx: ActionContext) => Promise<ActionResult>;
@@ -25,7 +29,8 @@ const ACTION_KINDS = {
   list: 'read',
   get: 'read',
   count: 'readOrPost',
-  getInfo: 'read',
+  getInfo: 'readOrPost',
+  export: 'read',
   create: 'write',
   update: 'write',
   destroy: 'write',
@@ -34,6 +39,10 @@ const ACTION_KINDS = {
   remove: 'write',
   toggle: 'write',
   subscribe: 'read',
+  firstOrCreate: 'write',
+  updateOrCreate: 'write',
+  query: 'readWithBody',
+  move: 'write',
 } as const satisfies Record<string, ActionKind>;
 
 export type ActionName = keyof typeof ACTION_KINDS;
@@ -46,6 +55,10 @@ const DATA_ACTIONS: Partial<Record<ActionName, DataAction>> = {
   update: updateAction,
   destroy: destroyAction,
   subscribe: subscribeAction,
+  firstOrCreate: firstOrCreateAction,
+  updateOrCreate: updateOrCreateAction,
+  query: queryAction,
+  move: moveAction,
 };
 
 export interface ResolvedAction {

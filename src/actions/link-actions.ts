@@ -19,7 +19,8 @@ function readLinkItems(ctx: ActionContext, relation: Relation, mode: LinkMode): 
   if (keys !== undefined) raw = Array.isArray(keys) ? keys : [keys];
   else if (Array.isArray(body)) raw = body;
   else if (isScalarKey(body)) raw = [body];
-  else if (body === undefined || (typeof body === 'object' && body !== null && Object.keys(body).length === 0)) raw = [];
+  // `{}` is no keys only for `set` (unlink everything); add/remove/toggle with an object is a mistake.
+  else if (body === undefined || (mode === 'set' && typeof body === 'object' && body !== null && Object.keys(body).length === 0)) raw = [];
   else throw new ApiError('BODY_INVALID', `${mode} takes a key or an array of keys`);
   if (raw.length > MAX_LINK_KEYS) throw new ApiError('BODY_INVALID', `${mode} takes at most ${MAX_LINK_KEYS} keys`);
   if (!relation.toMany && raw.length > 1) throw new ApiError('BODY_INVALID', `${relation.name} holds one record; ${mode} takes one key`);

@@ -1,14 +1,30 @@
 import { ApiError } from '../errors/api-error.js';
+import { describeRows, listInMemory } from '../plan/in-memory-list.js';
+import type { Item } from '../schema/collection.js';
+import { exportSchema } from '../schema/schema-export.js';
 import type { CollectionDef, FieldDef, RelationDef } from '../schema/types.js';
 import type { ActionContext, ActionResult, Data } from './action-context.js';
 
 const item = (data: Data): ActionResult => ({ kind: 'item', item: data });
 
-/** Schema lists are small (the definitions are in memory); they page like any list. */
-function page(ctx: ActionContext, items: Data[]): ActionResult {
-  const { page: p, pageSize, paginate } = ctx.request.params;
-  if (!paginate) return { kind: 'items', items };
-  return { kind: 'page', items: items.slice((p - 1) * pageSize, p * pageSize), paging: { page: p, pageSize, count: items.length } };
+/**
+ * The schema's own rows, described as collections so that `filter`, `sort`, `fields`,
+ * `except` and paging work on collections:list and fields:list as on any list.
+ */
+const COLLECTION_ROWS = describeRows('collections', 'name', {
+  name: 'string', title: 'string', description: 'text', timestamps: 'boolean', autoGenId: 'boolean', idType: 'string', filterTargetKey: 'string', fields: 'json',
+});
+const FIELD_ROWS = describeRows('fields', 'name', {
+  name: 'string', type: 'string', title: 'string', description: 'text', allowNull: 'boolean', unique: 'boolean', index: 'boolean', defaultValue: 'json',
+  min: 'double', max: 'double', minLength: 'integer', maxLength: 'integer', pattern: 'string', enum: 'json', length: 'integer', precision: 'integer',
+  scale: 'integer', primaryKey: 'boolean', autoIncrement: 'boolean', system: 'string', references: 'json', target: 'string', foreignKey: 'string',
+  sourceKey: 'string', targetKey: 'string', through: 'string', otherKey: 'string', onDelete: 'string',
+});
+
+/** Schema lists are small (the definitions are in memory); they filter, sort and page like any list. */
+function page(ctx: ActionContext, rows: typeof COLLECTION_ROWS, items: object[]): ActionResult {
+  const { items: data, paging } = listInMemory(rows, items as Item[], ctx.request.params);
+  return paging === undefined ? { kind: 'items', items: data } : { kind: 'page', items: data, paging };
 }
 
 function singleKey(ctx: ActionContext, what: string): string {
@@ -48,7 +64,7 @@ export const collectionsActions = {
   list: async (ctx: ActionContext) => {
     const keys = keysOf(ctx);
     const defs = ctx.schema.snapshot.defs.filter((def) => keys === undefined || keys.has(def.name));
-    return page(ctx, defs.map(publicCollection));
+    return page(ctx, COLLECTION_ROWS, defs.map(publicCollection));
   },
   get: async (ctx: ActionContext) => item(publicCollection(findCollection(ctx, singleKey(ctx, 'collection')))),
   create: async (ctx: ActionContext) => {
@@ -56,6 +72,8 @@ export const collectionsActions = {
     return { kind: 'created', item: publicCollection(def), location: ['collections', def.name] };
   },
   update: async (ctx: ActionContext) => item(publicCollection(await ctx.schema.updateCollection(singleKey(ctx, 'collection'), ctx.request.body ?? {}))),
+  /** The schema file (not an envelope: it is what CORRAL_SCHEMA applies, ready to save). */
+  export: async (ctx: ActionContext): Promise<ActionResult> => ({ kind: 'document', body: exportSchema(ctx.snapshot.defs) }),
   destroy: async (ctx: ActionContext) => {
     await ctx.schema.dropCollection(singleKey(ctx, 'collection'), ctx.request.params.cascade);
     return { kind: 'count', n: 1 };
@@ -76,7 +94,7 @@ function findField(ctx: ActionContext): FieldDef | RelationDef {
 export const fieldsActions = {
   list: async (ctx: ActionContext) => {
     const keys = keysOf(ctx);
-    return page(ctx, fieldsOf(findCollection(ctx, sourceName(ctx))).filter((field) => keys === undefined || keys.has(field.name)));
+    return page(ctx, FIELD_ROWS, fieldsOf(findCollection(ctx, sourceName(ctx))).filter((field) => keys === undefined || keys.has(field.name)));
   },
   get: async (ctx: ActionContext) => item(findField(ctx)),
   create: async (ctx: ActionContext) => {

@@ -22,6 +22,18 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** How often a node checks whether another node changed the schema. */
   schemaPollMs: number;
+  /** How long connecting to PostgreSQL or MySQL may take before it counts as unreachable. */
+  dbConnectTimeoutMs: number;
+  /** How long one statement may run on PostgreSQL or MySQL (503 after that). */
+  dbStatementTimeoutMs: number;
+  /** Browser origins allowed to call the API (`https://app.example.com`); none by default. */
+  corsOrigins: string[];
+  /** Host names accepted besides localhost, 127.0.0.1 and [::1] on a loopback listener. */
+  allowedHosts: string[];
+  /** Worker processes sharing the port (1: serve from this process); an in-memory SQLite database forces 1. */
+  workers: number;
+  /** Signs list cursors; unset means a random secret stored once in the database. */
+  cursorSecret?: string;
   /** How often the change feed reads the outbox when nothing woke it (CORRAL_CHANGES_POLL_MS, default 250). */
   changesPollMs?: number;
   /** How long events are kept (CORRAL_CHANGES_RETENTION, default 7d). */
@@ -42,4 +54,6 @@ export const DEFAULT_CONFIG = {
   shutdownTimeoutMs: 10_000,
   schemaPollMs: 500,
   poolSize: 10,
+  dbConnectTimeoutMs: 5000,
+  dbStatementTimeoutMs: 30_000,
 } as const;

@@ -1,16 +1,22 @@
 /**
  * Builds the typed `Config` from the command line and the environment (pure: no I/O).
  *
- * Command line: `corral [start|help|version] [--port N] [--host H] [--database URL] [--schema FILE]`,
+ * CORRAL_WORKERS defaults to the number of cores this process may use (`os.availableParallelism()`).
+ *
+ * Command line: `corral [start|schema export|help|version] [--port N] [--host H] [--database URL] [--schema FILE]`,
  * each flag as `--flag value` or `--flag=value`; `--help`/`-h` and `--version` are accepted too.
  * Flags beat env, env beats defaults; an empty env value counts as unset. Every bad value throws a
  * `ConfigError` whose one-line message names the setting as the user wrote it (flag or env name).
  */
+import { availableParallelism } from 'node:os';
 import type { Config, DatabaseConfig, LogLevel } from './config.js';
 import { DEFAULT_CONFIG } from './config.js';
 import { ConfigError } from './config-error.js';
 
-export type Command = 'start' | 'help' | 'version';
+export type Command = 'start' | 'schema-export' | 'help' | 'version';
+
+/** Commands that open the database, so they read the settings (help and version do not). */
+const USES_SETTINGS: ReadonlySet<Command> = new Set<Command>(['start', 'schema-export']);
 
 export interface LoadedConfig {
   command: Command;
@@ -27,6 +33,12 @@ export const SHUTDOWN_TIMEOUT_MS_MIN = 1;
 export const SHUTDOWN_TIMEOUT_MS_MAX = 600_000; // 10 minutes
 export const SCHEMA_POLL_MS_MIN = 50;
 export const SCHEMA_POLL_MS_MAX = 60_000;
+export const DB_CONNECT_TIMEOUT_MS_MIN = 100;
+export const DB_CONNECT_TIMEOUT_MS_MAX = 600_000; // 10 minutes
+export const DB_STATEMENT_TIMEOUT_MS_MIN = 100;
+export const DB_STATEMENT_TIMEOUT_MS_MAX = 86_400_000; // a day
+export const WORKERS_MIN = 1;
+export const WORKERS_MAX = 256;
 
 /** Env names of every setting; flags map onto some of them. */
 type Setting =
@@ -43,7 +55,13 @@ type Setting =
   | 'CORRAL_CHANGES_POLL_MS'
   | 'CORRAL_CHANGES_RETENTION'
   | 'CORRAL_WEBHOOK_RETRY_BASE_MS'
-  | 'CORRAL_WEBHOOK_ALLOW_PRIVATE';
+  | 'CORRAL_WEBHOOK_ALLOW_PRIVATE'
+  | 'CORRAL_DB_CONNECT_TIMEOUT_MS'
+  | 'CORRAL_DB_STATEMENT_TIMEOUT_MS'
+  | 'CORRAL_CORS_ORIGINS'
+  | 'CORRAL_ALLOWED_HOSTS'
+  | 'CORRAL_WORKERS'
+  | 'CORRAL_CURSOR_SECRET';
 
 const FLAGS: ReadonlyMap<string, Setting> = new Map<string, Setting>([
   ['--port', 'PORT'],
@@ -87,7 +105,7 @@ type Lookup = (setting: Setting) => Raw | undefined;
 export function loadConfig(argv: string[], env: Record<string, string | undefined>): LoadedConfig {
   const { command, flags } = parseArgv(argv);
   // help and version must work even when the environment holds a bad value.
-  if (command !== 'start') return { command, config: buildConfig(() => undefined) };
+  if (!USES_SETTINGS.has(command)) return { command, config: buildConfig(() => undefined) };
   return {
     command,
     config: buildConfig((setting) => {
@@ -106,9 +124,17 @@ function parseArgv(argv: string[]): { command: Command; flags: Map<Setting, Raw>
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (!arg.startsWith('-')) {
+      // `schema export`: a command of two words.
+      if (arg === 'schema') {
+        if (argv[i + 1] !== 'export') throw new ConfigError(`unknown command "schema${argv[i + 1] === undefined ? '' : ` ${argv[i + 1]}`}" (expected schema export)`);
+        if (positional !== undefined) throw new ConfigError('unexpected argument "schema"');
+        positional = 'schema-export';
+        i++;
+        continue;
+      }
       const command = COMMANDS.get(arg);
       if (command === undefined) {
-        throw new ConfigError(`unknown command ${quote(arg)} (expected start, help or version)`);
+        throw new ConfigError(`unknown command ${quote(arg)} (expected start, schema export, help or version)`);
       }
       if (positional !== undefined) throw new ConfigError(`unexpected argument ${quote(arg)}`);
       positional = command;
@@ -143,10 +169,12 @@ function parseArgv(argv: string[]): { command: Command; flags: Map<Setting, Raw>
 
 function buildConfig(lookup: Lookup): Config {
   const poolSize = integer(lookup('CORRAL_DB_POOL_SIZE'), DEFAULT_CONFIG.poolSize, POOL_SIZE_MIN, POOL_SIZE_MAX);
+  const db = database(lookup('DATABASE_URL') ?? { value: DEFAULT_CONFIG.databaseUrl, name: 'DATABASE_URL' }, poolSize);
+  const workers = integer(lookup('CORRAL_WORKERS'), availableParallelism(), WORKERS_MIN, WORKERS_MAX);
   const config: Config = {
     port: integer(lookup('PORT'), DEFAULT_CONFIG.port, PORT_MIN, PORT_MAX),
     host: host(lookup('HOST')),
-    database: database(lookup('DATABASE_URL') ?? { value: DEFAULT_CONFIG.databaseUrl, name: 'DATABASE_URL' }, poolSize),
+    database: db,
     logLevel: logLevel(lookup('LOG_LEVEL')),
     bodyLimit: bodyLimit(lookup('CORRAL_BODY_LIMIT')),
     apiPrefix: apiPrefix(lookup('CORRAL_API_PREFIX')),
@@ -162,6 +190,22 @@ function buildConfig(lookup: Lookup): Config {
       SCHEMA_POLL_MS_MIN,
       SCHEMA_POLL_MS_MAX,
     ),
+    dbConnectTimeoutMs: integer(
+      lookup('CORRAL_DB_CONNECT_TIMEOUT_MS'),
+      DEFAULT_CONFIG.dbConnectTimeoutMs,
+      DB_CONNECT_TIMEOUT_MS_MIN,
+      DB_CONNECT_TIMEOUT_MS_MAX,
+    ),
+    dbStatementTimeoutMs: integer(
+      lookup('CORRAL_DB_STATEMENT_TIMEOUT_MS'),
+      DEFAULT_CONFIG.dbStatementTimeoutMs,
+      DB_STATEMENT_TIMEOUT_MS_MIN,
+      DB_STATEMENT_TIMEOUT_MS_MAX,
+    ),
+    corsOrigins: corsOrigins(lookup('CORRAL_CORS_ORIGINS')),
+    allowedHosts: allowedHosts(lookup('CORRAL_ALLOWED_HOSTS')),
+    // An in-memory database lives in one process: workers would each see their own, empty one.
+    workers: db.dialect === 'sqlite' && db.file === ':memory:' ? 1 : workers,
   };
   const changesPoll = lookup('CORRAL_CHANGES_POLL_MS');
   if (changesPoll !== undefined) config.changesPollMs = integer(changesPoll, 250, CHANGES_POLL_MS_MIN, CHANGES_POLL_MS_MAX);
@@ -176,6 +220,8 @@ function buildConfig(lookup: Lookup): Config {
   }
   const schema = lookup('CORRAL_SCHEMA');
   if (schema !== undefined) config.schemaFile = schema.value;
+  const cursorSecret = lookup('CORRAL_CURSOR_SECRET');
+  if (cursorSecret !== undefined && cursorSecret.value !== '') config.cursorSecret = cursorSecret.value;
   return config;
 }
 
@@ -287,6 +333,34 @@ function apiPrefix(raw: Raw | undefined): string {
     );
   }
   return raw.value;
+}
+
+/** Comma-separated entries, spaces around them ignored, empty entries refused. */
+function list(raw: Raw, what: string, valid: (entry: string) => boolean): string[] {
+  const entries = raw.value.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    if (!valid(entry)) throw new ConfigError(`${raw.name} must be a comma-separated list of ${what} (got ${quote(entry)})`);
+  }
+  return entries;
+}
+
+/** Exact origins (`scheme://host[:port]`, as browsers send them), or `*` for any origin. */
+function corsOrigins(raw: Raw | undefined): string[] {
+  if (raw === undefined) return [];
+  return list(raw, 'origins like https://app.example.com, or *', (entry) => {
+    if (entry === '*') return true;
+    try {
+      return new URL(entry).origin === entry;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Host names or addresses without a port (`corral.internal`, `10.0.0.5`, `[fd00::1]`), compared without case. */
+function allowedHosts(raw: Raw | undefined): string[] {
+  if (raw === undefined) return [];
+  return list(raw, 'host names without a port', (entry) => /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])$/.test(entry)).map((entry) => entry.toLowerCase());
 }
 
 /** Hides the password of a connection URL, even one that does not parse. */

@@ -1,7 +1,9 @@
-import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Dialect as KyselyDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
-import type { DatabaseConfig } from '../config/config.js';
+import { CompiledQuery, Kysely, MysqlDialect, PostgresDialect, SqliteDialect, SqliteDriver, sql, type DatabaseConnection, type Dialect as KyselyDialect, type Driver, type PostgresPool, type PostgresPoolClient, type SqliteDialectConfig } from 'kysely';
+import { DEFAULT_CONFIG, type DatabaseConfig } from '../config/config.js';
 import type { Dialect } from '../schema/types.js';
 import { registerDirectReader, type DirectReader } from './direct-reader.js';
+import { withStatementTimeout } from './mysql-timeout-pool.js';
+import { postgresSchema, searchPathOption } from './postgres-schema.js';
 import { StatementNames } from './statement-names.js';
 
 /**
@@ -29,11 +31,14 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** SQLite settings for a server: see docs/configuration.md#sqlite. */
+/**
+ * SQLite settings for a server: see docs/configuration.md#sqlite. The busy timeout comes first:
+ * switching to WAL takes a lock for a moment, and several workers may open the file at once.
+ */
 export const SQLITE_PRAGMAS = [
+  'busy_timeout = 5000',
   'journal_mode = WAL',
   'synchronous = NORMAL',
-  'busy_timeout = 5000',
   'foreign_keys = ON',
   'cache_size = -16000',
   'temp_store = MEMORY',
@@ -49,9 +54,25 @@ export interface DatabaseLog {
 
 const CONSOLE_LOG: DatabaseLog = { error: (object, message) => console.error(message, object) };
 
-export async function openDatabase(config: DatabaseConfig, log: DatabaseLog = CONSOLE_LOG): Promise<Database> {
+/** Connect and statement limits of the network databases (CORRAL_DB_*_TIMEOUT_MS). */
+export interface DatabaseTimeouts {
+  connectMs: number;
+  statementMs: number;
+}
+
+/**
+ * Extra time the client waits past the server's statement_timeout before giving up itself:
+ * the server's own cancel answers first, the client's timer catches a server that went silent.
+ */
+export const CLIENT_TIMEOUT_GRACE_MS = 1000;
+
+export async function openDatabase(
+  config: DatabaseConfig,
+  timeouts: DatabaseTimeouts = { connectMs: DEFAULT_CONFIG.dbConnectTimeoutMs, statementMs: DEFAULT_CONFIG.dbStatementTimeoutMs },
+  log: DatabaseLog = CONSOLE_LOG,
+): Promise<Database> {
   const statementNames = new StatementNames();
-  const { dialect, kyselyDialect, mysqlCollation, direct } = await makeDialect(config, log, statementNames);
+  const { dialect, kyselyDialect, mysqlCollation, direct } = await makeDialect(config, timeouts, log, statementNames);
   let statements = 0;
   const db = new Kysely<DynamicDb>({
     dialect: kyselyDialect,
@@ -73,7 +94,12 @@ export async function openDatabase(config: DatabaseConfig, log: DatabaseLog = CO
   };
 }
 
-async function makeDialect(config: DatabaseConfig, log: DatabaseLog, statementNames: StatementNames): Promise<{ dialect: Dialect; kyselyDialect: KyselyDialect; mysqlCollation?: string; direct?: DirectReader }> {
+async function makeDialect(
+  config: DatabaseConfig,
+  timeouts: DatabaseTimeouts,
+  log: DatabaseLog,
+  statementNames: StatementNames,
+): Promise<{ dialect: Dialect; kyselyDialect: KyselyDialect; mysqlCollation?: string; direct?: DirectReader }> {
   switch (config.dialect) {
     case 'sqlite': {
       const { default: SqliteDatabase } = await import('better-sqlite3');
@@ -107,7 +133,7 @@ async function makeDialect(config: DatabaseConfig, log: DatabaseLog, statementNa
         const statement = cached.prepare(text) as unknown as { all(...values: unknown[]): Record<string, unknown>[] };
         return statement.all(...params);
       };
-      return { dialect: 'sqlite', kyselyDialect: new SqliteDialect({ database: cached }), direct };
+      return { dialect: 'sqlite', kyselyDialect: new ImmediateSqliteDialect({ database: cached }), direct };
     }
     case 'postgres': {
       const { default: pg } = await import('pg');
@@ -116,6 +142,11 @@ async function makeDialect(config: DatabaseConfig, log: DatabaseLog, statementNa
       const pool = new pg.Pool({
         connectionString: config.url,
         max: config.poolSize,
+        // Corral's schema first, then pg_catalog: see postgres-schema.ts.
+        options: searchPathOption(postgresSchema(config.url)),
+        connectionTimeoutMillis: timeouts.connectMs,
+        statement_timeout: timeouts.statementMs,
+        query_timeout: timeouts.statementMs + CLIENT_TIMEOUT_GRACE_MS,
         // dateOnly stays 'YYYY-MM-DD' instead of a local-time Date.
         types: {
           getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -142,6 +173,12 @@ async function makeDialect(config: DatabaseConfig, log: DatabaseLog, statementNa
         dateStrings: true,
         supportBigNumbers: true,
         bigNumberStrings: true,
+        connectTimeout: timeouts.connectMs,
+        // mysql2 compiles a row parser per result shape with new Function(); for a wide table
+        // (190 integer columns) V8 then spent over a minute of CPU optimizing it in the
+        // background after one list, and process.exit() waited for it. The interpreted parser
+        // has no such cost (measured in docs/performance.md).
+        disableEval: true,
       });
       // Every connection speaks UTC and refuses silent truncation; the pool runs this before any other query.
       pool.on('connection', (connection) => {
@@ -155,10 +192,10 @@ async function makeDialect(config: DatabaseConfig, log: DatabaseLog, statementNa
           },
         );
       });
-      const [rows] = await pool.promise().query('select version() as version');
+      const [rows] = await pool.promise().query({ sql: 'select version() as version', timeout: timeouts.connectMs });
       const version = String((rows as { version?: unknown }[])[0]?.version ?? '');
       const mysqlCollation = /mariadb/i.test(version) ? 'utf8mb4_nopad_bin' : 'utf8mb4_0900_bin';
-      return { dialect: 'mysql', kyselyDialect: new MysqlDialect({ pool }), mysqlCollation };
+      return { dialect: 'mysql', kyselyDialect: new MysqlDialect({ pool: withStatementTimeout(pool, timeouts.statementMs) }), mysqlCollation };
     }
   }
 }
@@ -190,4 +227,29 @@ function namingPool(pool: PgPool, statementNames: StatementNames): PostgresPool 
     connect: async () => wrap(await pool.connect()),
     end: () => pool.end(),
   };
+}
+
+/**
+ * SQLite transactions start with `BEGIN IMMEDIATE`: they take the write lock at once, waiting
+ * up to the busy timeout while another process (a worker, a second node) holds it. A plain
+ * `BEGIN` reads first and fails with SQLITE_BUSY, without waiting, when it later needs to
+ * write after another process committed; with the lock taken up front, writers queue instead.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
 }

@@ -1,7 +1,17 @@
 import type { Dialect } from '../schema/types.js';
 
-/** `conflict`: a deadlock or serialization failure; running the transaction again may succeed. */
-export type DriverErrorKind = 'unique' | 'notNull' | 'foreignKey' | 'range' | 'conflict' | 'unavailable' | 'other';
+/**
+ * `conflict`: a deadlock or serialization failure; running the transaction again may succeed.
+ * `schemaMoved`: a table or column the statement names is gone or changed type, because
+ * another node changed the schema after this one last loaded it; reload and run again.
+ */
+export type DriverErrorKind = 'unique' | 'notNull' | 'foreignKey' | 'range' | 'conflict' | 'unavailable' | 'schemaMoved' | 'other';
+
+/** PostgreSQL: undefined column, undefined table, prepared statement missing. */
+const PG_SCHEMA_MOVED = new Set(['42703', '42P01', '26000']);
+/** MySQL/MariaDB: bad field, no such table, unknown table, table definition changed. */
+const MYSQL_SCHEMA_MOVED = new Set([1054, 1146, 1109, 1412]);
+const SQLITE_SCHEMA_MOVED = /^(no such (column|table)|table \S+ has no column named)/;
 
 export interface ClassifiedError {
   kind: DriverErrorKind;
@@ -9,7 +19,20 @@ export interface ClassifiedError {
   subject?: string;
 }
 
-const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'PROTOCOL_CONNECTION_LOST', '57P01', '57P03', '53300']);
+const UNAVAILABLE = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'PROTOCOL_CONNECTION_LOST',
+  // mysql2's per-query timeout; PostgreSQL's statement_timeout (query_canceled).
+  'PROTOCOL_SEQUENCE_TIMEOUT', '57014',
+  '57P01', '57P03', '53300',
+]);
+
+/** node-postgres reports its own connect and read timeouts without a code. */
+const PG_UNAVAILABLE_MESSAGES = [
+  'timeout exceeded when trying to connect',
+  'Connection terminated due to connection timeout',
+  'Connection terminated unexpectedly',
+  'Query read timeout',
+];
 
 interface DriverErrorShape {
   code?: unknown;
@@ -36,6 +59,7 @@ export function classifyDriverError(error: unknown, dialect: Dialect): Classifie
     if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || message.includes('FOREIGN KEY constraint failed')) return { kind: 'foreignKey' };
     if (code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT') return { kind: 'conflict' };
     if (code === 'SQLITE_CANTOPEN') return { kind: 'unavailable' };
+    if (code === 'SQLITE_SCHEMA' || (code === 'SQLITE_ERROR' && SQLITE_SCHEMA_MOVED.test(message))) return { kind: 'schemaMoved' };
     return { kind: 'other' };
   }
   if (dialect === 'postgres') {
@@ -48,6 +72,9 @@ export function classifyDriverError(error: unknown, dialect: Dialect): Classifie
     if (code === '22003' || code === '22001' || code === '22007' || code === '22008' || code === '22P02') return { kind: 'range' };
     if (code === '40P01' || code === '40001' || code === '55P03') return { kind: 'conflict' };
     if (code.startsWith('08')) return { kind: 'unavailable' };
+    if (code === '' && PG_UNAVAILABLE_MESSAGES.some((text) => message.startsWith(text))) return { kind: 'unavailable' };
+    // A named statement planned before a column changed type: "cached plan must not change result type".
+    if (PG_SCHEMA_MOVED.has(code) || (code === '0A000' && message.includes('cached plan'))) return { kind: 'schemaMoved' };
     return { kind: 'other' };
   }
   const errno = typeof e.errno === 'number' ? e.errno : 0;
@@ -56,6 +83,8 @@ export function classifyDriverError(error: unknown, dialect: Dialect): Classifie
   if (errno === 1451 || errno === 1452) return { kind: 'foreignKey' };
   if (errno === 1213 || errno === 1205) return { kind: 'conflict' };
   if (errno === 1264 || errno === 1406 || errno === 1292 || errno === 1366) return { kind: 'range' };
-  if (errno === 2002 || errno === 2003 || errno === 2006 || errno === 2013 || errno === 1040) return { kind: 'unavailable' };
+  // 1969: MariaDB max_statement_time; 3024: MySQL max_execution_time.
+  if (errno === 2002 || errno === 2003 || errno === 2006 || errno === 2013 || errno === 1040 || errno === 1969 || errno === 3024) return { kind: 'unavailable' };
+  if (MYSQL_SCHEMA_MOVED.has(errno)) return { kind: 'schemaMoved' };
   return { kind: 'other' };
 }

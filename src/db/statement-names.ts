@@ -8,14 +8,24 @@ export const MAX_NAMED_STATEMENTS = 20_000;
  */
 export class StatementNames {
   readonly #names = new Map<string, string>();
+  #issued = 0;
 
   /** The name of a registered text (its hash is cached on the string, so lookups stay cheap). */
   nameOf(text: string): string | undefined {
     return this.#names.get(text);
   }
 
+  /**
+   * Gives the text a new name. The shape cache registers a text once per schema snapshot, so
+   * after a schema change the same text is prepared afresh under a new name: a statement
+   * PostgreSQL prepared before a column changed type would fail with "cached plan must not
+   * change result type" on every run. Past the limit a text runs unnamed.
+   */
   register(text: string): void {
-    if (this.#names.has(text) || this.#names.size >= MAX_NAMED_STATEMENTS) return;
-    this.#names.set(text, `q${this.#names.size + 1}`);
+    if (this.#issued >= MAX_NAMED_STATEMENTS) {
+      this.#names.delete(text);
+      return;
+    }
+    this.#names.set(text, `q${++this.#issued}`);
   }
 }

@@ -2,7 +2,8 @@ import type { FastifyReply } from 'fastify';
 import type { ActionResult } from '../actions/action-context.js';
 
 /** The `{data, meta}` envelope's meta of a page. */
-export function pageMeta(paging: Extract<ActionResult, { kind: 'page' }>['paging']): Record<string, number | boolean> {
+export function pageMeta(paging: Extract<ActionResult, { kind: 'page' }>['paging']): Record<string, number | boolean | string | null> {
+  if ('nextCursor' in paging) return { pageSize: paging.pageSize, hasNext: paging.hasNext, nextCursor: paging.nextCursor };
   if ('hasNext' in paging) return { page: paging.page, pageSize: paging.pageSize, hasNext: paging.hasNext };
   return { count: paging.count, page: paging.page, pageSize: paging.pageSize, totalPage: Math.ceil(paging.count / paging.pageSize) };
 }
@@ -29,6 +30,8 @@ export function renderResult(result: ActionResult, reply: FastifyReply, prefix: 
       return { data: result.items };
     case 'none':
       return { data: null };
+    case 'document':
+      return result.body;
     case 'stream':
       return reply.type('application/json; charset=utf-8').send(result.stream);
     case 'events':

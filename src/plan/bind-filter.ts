@@ -1,3 +1,4 @@
+import { MAX_SEARCH_WORDS, tokenize } from './search-tokens.js';
 import { ApiError } from '../errors/api-error.js';
 import { isRecord } from '../is-record.js';
 import type { Collection, Field, Relation } from '../schema/collection.js';
@@ -348,6 +349,9 @@ function bindObject(filter: unknown, collection: Collection, depth: number, budg
       parts.push(items.length === 0 ? TRUE_NODE : or(items));
     } else if (key === '$not') {
       parts.push({ kind: 'not', item: bindObject(value, collection, depth + 1, budget) });
+    } else if (key === '$search') {
+      count(budget);
+      parts.push(bindSearch(collection, value));
     } else if (key.startsWith('$')) {
       throw new ApiError('FILTER_UNKNOWN_OPERATOR', `unknown operator ${key} at the top of a condition`);
     } else {
@@ -401,4 +405,19 @@ function existence(relation: Relation, operand: unknown, operator: string, negat
  */
 export function bindFilter(filter: unknown, collection: Collection, zone: TimeZone = UTC): FilterNode {
   return bindObject(filter, collection, 1, { conditions: 0, zone });
+}
+
+/**
+ * `{"$search": "quick fox"}` (and `?q=`): every word, normalised like the stored tokens,
+ * must be a prefix of a word of one of the collection's searchable fields. Blank text is no
+ * condition; a collection without searchable fields is 400 FILTER_OPERATOR_TYPE.
+ */
+export function bindSearch(collection: Collection, value: unknown): FilterNode {
+  if (typeof value !== 'string') throw new ApiError('FILTER_OPERATOR_TYPE', '$search takes a string of words', { field: '$search' });
+  const fields = collection.fieldList.filter((field) => field.def.searchable === true);
+  if (fields.length === 0) throw new ApiError('FILTER_OPERATOR_TYPE', `${collection.name} has no searchable fields`, { field: '$search' });
+  const words = [...new Set(tokenize(value))];
+  if (words.length > MAX_SEARCH_WORDS) throw tooComplex(`$search takes at most ${MAX_SEARCH_WORDS} words`, 'conditions', MAX_SEARCH_WORDS);
+  if (words.length === 0) return TRUE_NODE;
+  return { kind: 'search', collection: collection.name, key: collection.key, fields, words };
 }

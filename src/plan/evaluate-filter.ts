@@ -1,3 +1,4 @@
+import { matchesSearch } from './search-tokens.js';
 import type { Field, Item } from '../schema/collection.js';
 import { DEFAULT_SCALE } from '../schema/field-types/decimal-type.js';
 import type { ArrayElement, ArrayOp, FilterNode, TextOp } from './filter-node.js';
@@ -77,6 +78,8 @@ export function evaluateFilter(node: FilterNode, item: Item): boolean {
     case 'exists':
     case 'linkedThrough':
       throw new Error('the in-memory evaluator covers scalar conditions only');
+    case 'search':
+      return matchesSearch(node.words, node.fields.map((field) => item[field.name]));
     case 'and':
       return node.items.every((child) => evaluateFilter(child, item));
     case 'or':

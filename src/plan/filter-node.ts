@@ -42,6 +42,11 @@ export type FilterNode =
    * (distinct, in canonical order), `empty` is `[]`. NULL never matches.
    */
   | { kind: 'array'; field: Field; op: ArrayOp; values: ArrayElement[] }
+  /**
+   * `$search`: every word is a prefix of some token of the row's searchable `fields`
+   * (plan/search-tokens.ts), found through the token table by the row's `key`.
+   */
+  | { kind: 'search'; collection: string; key: Field; fields: Field[]; words: string[] }
   /** belongsToMany scope: the target row is linked to the source row whose sourceKey is `value`. */
   | { kind: 'linkedThrough'; relation: BelongsToMany; value: unknown };
 

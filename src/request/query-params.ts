@@ -24,10 +24,18 @@ export interface QueryParams {
   blacklist?: string[];
   /** Associations whose nested objects may change existing targets (not only link them). */
   updateAssociationValues?: string[];
+  /** firstOrCreate / updateOrCreate: the body fields that find the existing record. */
+  filterKeys?: string[];
   page: number;
   pageSize: number;
   paginate: boolean;
   simplePaginate: boolean;
+  /** Keyset paging: '' for the first page, then the opaque `meta.nextCursor`; absent otherwise. */
+  cursor?: string;
+  /** move: `sourceId`, `targetId`, `sortField`, `method`, `sticky` as sent (strings). */
+  move?: Record<string, unknown>;
+  /** `?q=` on list: the same as a `$search` filter. */
+  q?: string;
   /** `?cascade=true` on destroy of collections. */
   cascade: boolean;
   /** The `X-Timezone` header: the zone filter date periods are read in (UTC when absent). */
@@ -134,6 +142,18 @@ export function parseQueryParams(query: Record<string, unknown>, headers: Record
     simplePaginate: parseBoolean('simplePaginate', query.simplePaginate, false),
     cascade: parseBoolean('cascade', query.cascade, false),
   };
+  if (Object.hasOwn(query, 'cursor')) {
+    const cursor = query.cursor ?? '';
+    if (typeof cursor !== 'string') throw param('cursor', 'must be a string');
+    params.cursor = cursor;
+  }
+  if (query.q !== undefined && query.q !== null && query.q !== '') {
+    if (typeof query.q !== 'string') throw param('q', 'must be a string');
+    params.q = query.q;
+  }
+  const move: Record<string, unknown> = {};
+  for (const name of ['sourceId', 'targetId', 'sortField', 'method', 'sticky']) if (query[name] !== undefined && query[name] !== null) move[name] = query[name];
+  if (Object.keys(move).length > 0) params.move = move;
   const filter = parseFilter(query.filter);
   if (filter !== undefined) params.filter = filter;
   const timeZone = parseTimeZoneHeader(headers['x-timezone']);
@@ -146,7 +166,7 @@ export function parseQueryParams(query: Record<string, unknown>, headers: Record
   }
   const keys = parseKeys(query.filterByTk);
   if (keys !== undefined) params.filterByTk = keys;
-  for (const name of ['fields', 'except', 'appends', 'sort', 'whitelist', 'blacklist', 'updateAssociationValues'] as const) {
+  for (const name of ['fields', 'except', 'appends', 'sort', 'whitelist', 'blacklist', 'updateAssociationValues', 'filterKeys'] as const) {
     const list = parseNameList(name, query[name]);
     if (list !== undefined) params[name] = list;
   }

@@ -1,6 +1,7 @@
 import { fail, ok, type Parsed } from './field-type.js';
 import { FIELD_TYPES } from './field-types/index.js';
 import { codePointLength } from './field-types/text-like.js';
+import { compilePattern, type PatternTest } from './pattern.js';
 import type { FieldDef } from './types.js';
 
 /** Checks one non-null client value against its field's type and options; compiled once per field. */
@@ -31,8 +32,15 @@ export function compileFieldValidator(def: FieldDef): FieldValidator {
     checks.push((value) => (codePointLength(String(value)) > maxLength ? `must be at most ${maxLength} characters` : undefined));
   }
   if (def.pattern !== undefined) {
-    const pattern = new RegExp(def.pattern, 'u');
-    checks.push((value) => (pattern.test(String(value)) ? undefined : `must match the pattern ${def.pattern}`));
+    const source = def.pattern;
+    let matches: PatternTest;
+    try {
+      matches = compilePattern(source);
+    } catch {
+      // Stored before patterns ran on RE2: refuse values rather than run a backtracking engine.
+      matches = () => false;
+    }
+    checks.push((value) => (matches(String(value)) ? undefined : `must match the pattern ${source}`));
   }
   if (def.enum !== undefined) {
     const allowed = new Set(

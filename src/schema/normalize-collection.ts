@@ -2,11 +2,9 @@ import { compileFieldValidator } from './field-validator.js';
 import { invalid, normalizeField } from './normalize-field.js';
 import { isRecord } from '../is-record.js';
 import { isRelationInput } from './resolve-relation.js';
+import { collectionNameProblem } from './reserved-names.js';
 import { ID_TYPES, NAME_PATTERN, type CollectionDef, type FieldDef, type IdType } from './types.js';
 
-/** Names the API itself uses, or that later system collections will take. */
-export const RESERVED_COLLECTION_NAMES = new Set(['collections', 'fields', 'app', 'auth', 'users', 'roles', 'apiKeys']);
-export const SYSTEM_TABLE_PREFIX = 'corral_';
 export const MAX_FIELDS_PER_COLLECTION = 200;
 
 const COLLECTION_OPTIONS = new Set(['name', 'title', 'description', 'fields', 'timestamps', 'autoGenId', 'idType', 'filterTargetKey']);
@@ -15,9 +13,8 @@ export function checkCollectionName(name: unknown): string {
   if (typeof name !== 'string' || !NAME_PATTERN.test(name)) {
     throw invalid(`collection name must match ${NAME_PATTERN.source}`, 'name');
   }
-  if (RESERVED_COLLECTION_NAMES.has(name) || name.toLowerCase().startsWith(SYSTEM_TABLE_PREFIX)) {
-    throw invalid(`collection name ${name} is reserved`, 'name');
-  }
+  const problem = collectionNameProblem(name);
+  if (problem !== undefined) throw invalid(`collection name ${name} ${problem}`, 'name');
   return name;
 }
 

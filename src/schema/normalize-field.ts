@@ -1,5 +1,7 @@
 import { ApiError } from '../errors/api-error.js';
 import { isRecord } from '../is-record.js';
+import { compilePattern } from './pattern.js';
+import { fieldNameProblem } from './reserved-names.js';
 import { FIELD_TYPES } from './field-types/index.js';
 import { DEFAULT_STRING_LENGTH } from './field-types/string-type.js';
 import { DEFAULT_PRECISION, DEFAULT_SCALE } from './field-types/decimal-type.js';
@@ -11,6 +13,9 @@ export const MAX_DECIMAL_PRECISION = 65;
 export const MAX_DECIMAL_SCALE = 30;
 export const MAX_ENUM_VALUES = 1000;
 export const MAX_PATTERN_LENGTH = 1000;
+
+/** Types whose words `$search` can index. */
+const SEARCHABLE_TYPES: ReadonlySet<string> = new Set(['string', 'text']);
 
 const COMMON_OPTIONS = ['name', 'type', 'title', 'description', 'allowNull', 'unique', 'index', 'defaultValue', 'enum', 'primaryKey'] as const;
 
@@ -50,6 +55,8 @@ export function normalizeField(input: unknown): FieldDef {
   if (typeof name !== 'string' || !NAME_PATTERN.test(name)) {
     throw invalid(`field name must match ${NAME_PATTERN.source}`, typeof name === 'string' ? name : undefined);
   }
+  const problem = fieldNameProblem(name);
+  if (problem !== undefined) throw invalid(`field name ${name} ${problem}`, name);
   const type = input.type;
   if (typeof type === 'string' && (RELATION_TYPES as readonly string[]).includes(type)) {
     throw invalid(`${name}: relation fields (${type}) are not supported yet`, name);
@@ -59,7 +66,7 @@ export function normalizeField(input: unknown): FieldDef {
   }
   const scalar = type as ScalarType;
   const fieldType = FIELD_TYPES[scalar];
-  const allowed = new Set<string>([...COMMON_OPTIONS, ...fieldType.options]);
+  const allowed = new Set<string>([...COMMON_OPTIONS, ...fieldType.options, ...(SEARCHABLE_TYPES.has(scalar) ? ['searchable'] : [])]);
   for (const key of Object.keys(input)) {
     if (!allowed.has(key)) throw invalid(`${name}: option ${key} does not apply to type ${scalar}`, name);
   }
@@ -71,6 +78,7 @@ export function normalizeField(input: unknown): FieldDef {
     unique: optionalBoolean(input, 'unique', false, name),
     index: optionalBoolean(input, 'index', false, name),
   };
+  if (optionalBoolean(input, 'searchable', false, name)) def.searchable = true;
   if (optionalBoolean(input, 'primaryKey', false, name)) {
     if (!['string', 'integer', 'bigInt', 'uuid', 'nanoid'].includes(scalar)) {
       throw invalid(`${name}: a primary key must be string, integer, bigInt, uuid or nanoid`, name);
@@ -108,9 +116,10 @@ export function normalizeField(input: unknown): FieldDef {
       throw invalid(`${name}: pattern must be a regular expression string`, name);
     }
     try {
-      new RegExp(input.pattern, 'u');
-    } catch {
-      throw invalid(`${name}: pattern is not a valid regular expression`, name);
+      compilePattern(input.pattern);
+    } catch (error) {
+      const reason = error instanceof Error ? `: ${error.message}` : '';
+      throw invalid(`${name}: pattern is not a valid RE2 regular expression (no backreferences or lookaround)${reason}`, name);
     }
     def.pattern = input.pattern;
   }

@@ -1,7 +1,8 @@
 import { ApiError } from '../errors/api-error.js';
 import { invalid } from './normalize-field.js';
 import { isRecord } from '../is-record.js';
-import { RESERVED_COLLECTION_NAMES, SYSTEM_TABLE_PREFIX, systemFields } from './normalize-collection.js';
+import { systemFields } from './normalize-collection.js';
+import { checkGeneratedName, fieldNameProblem } from './reserved-names.js';
 import { NAME_PATTERN, ON_DELETE, RELATION_TYPES, type CollectionDef, type FieldDef, type OnDelete, type RelationDef, type RelationType } from './types.js';
 
 const RELATION_OPTIONS = new Set(['name', 'type', 'title', 'description', 'target', 'foreignKey', 'sourceKey', 'targetKey', 'through', 'otherKey', 'onDelete']);
@@ -88,6 +89,8 @@ function findDef(defs: readonly CollectionDef[], name: string): CollectionDef | 
 export function resolveRelation(input: Record<string, unknown>, source: CollectionDef, defs: readonly CollectionDef[]): RelationPlan {
   const name = input.name;
   if (typeof name !== 'string' || !NAME_PATTERN.test(name)) throw invalid(`relation name must match ${NAME_PATTERN.source}`);
+  const nameProblem = fieldNameProblem(name);
+  if (nameProblem !== undefined) throw invalid(`relation name ${name} ${nameProblem}`, name);
   for (const key of Object.keys(input)) if (!RELATION_OPTIONS.has(key)) throw invalid(`${name}: option ${key} does not apply to relations`, name);
   const type = input.type as RelationType;
   const taken = [...source.fields.map((f) => f.name), ...(source.relations ?? []).map((r) => r.name)];
@@ -118,6 +121,7 @@ export function resolveRelation(input: Record<string, unknown>, source: Collecti
     if (input.sourceKey !== undefined || input.through !== undefined || input.otherKey !== undefined) throw invalid(`${name}: belongsTo takes foreignKey and targetKey only`, name);
     const targetKey = keyField(target, optionalName(input, 'targetKey', name), name, 'targetKey');
     relation.foreignKey = optionalName(input, 'foreignKey', name) ?? `${name}Id`;
+    checkGeneratedName('field', relation.foreignKey, name, 'foreignKey');
     relation.targetKey = targetKey.name;
     planForeignKey(plan, source, foreignKeyField(relation.foreignKey, targetKey, target.name, onDelete), name, input.onDelete !== undefined);
     return plan;
@@ -127,6 +131,7 @@ export function resolveRelation(input: Record<string, unknown>, source: Collecti
   if (type === 'hasOne' || type === 'hasMany') {
     if (input.targetKey !== undefined || input.through !== undefined || input.otherKey !== undefined) throw invalid(`${name}: ${type} takes foreignKey and sourceKey only`, name);
     relation.foreignKey = optionalName(input, 'foreignKey', name) ?? `${singular(source.name)}Id`;
+    checkGeneratedName('field', relation.foreignKey, name, 'foreignKey');
     planForeignKey(plan, target, foreignKeyField(relation.foreignKey, sourceKey, source.name, onDelete), name, input.onDelete !== undefined);
     return plan;
   }
@@ -140,13 +145,13 @@ export function resolveRelation(input: Record<string, unknown>, source: Collecti
     throw invalid(`${name}: foreignKey and otherKey are both ${relation.foreignKey}; name them (a collection related to itself needs both)`, name);
   }
   relation.through = optionalName(input, 'through', name) ?? [source.name, target.name].sort().join('_');
+  checkGeneratedName('field', relation.foreignKey, name, 'foreignKey');
+  checkGeneratedName('field', relation.otherKey, name, 'otherKey');
   const fk = foreignKeyField(relation.foreignKey, sourceKey, source.name, onDelete);
   const other = foreignKeyField(relation.otherKey, targetKey, target.name, onDelete);
   const through = findDef(defs, relation.through);
   if (through === undefined) {
-    if (RESERVED_COLLECTION_NAMES.has(relation.through) || relation.through.toLowerCase().startsWith(SYSTEM_TABLE_PREFIX)) {
-      throw invalid(`${name}: through name ${relation.through} is reserved`, name);
-    }
+    checkGeneratedName('collection', relation.through, name, 'through');
     if (defs.some((def) => def.name.toLowerCase() === relation.through!.toLowerCase())) {
       throw invalid(`${name}: through name ${relation.through} clashes with an existing collection`, name);
     }

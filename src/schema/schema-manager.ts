@@ -8,6 +8,7 @@ import { addColumn, alterColumn, createIndexes, dropColumn, dropIndex, renameCol
 import { Mutex } from './mutex.js';
 import { checkDefault, findField, MAX_FIELDS_PER_COLLECTION, normalizeCollection } from './normalize-collection.js';
 import { invalid, normalizeField } from './normalize-field.js';
+import { reindexSearch, searchableFields } from './search-table.js';
 import { isRecord } from '../is-record.js';
 import {
   bumpSchemaVersion, ensureSystemTables, readDefinitions, readSchemaVersion, updateDefinition,
@@ -36,6 +37,7 @@ export class SchemaManager {
   readonly #mutex = new Mutex();
   #timer: NodeJS.Timeout | undefined;
   #polling = false;
+  #refreshing: Promise<void> | undefined;
 
   constructor(
     private readonly database: Database,
@@ -53,6 +55,8 @@ export class SchemaManager {
     try {
       await this.reload();
     } catch (error) {
+      // An unreachable database fails the start at once, not after a second connect timeout.
+      if (classifyDriverError(error, this.database.dialect).kind === 'unavailable') throw error;
       // Expected on a first start; anything else shows up again below if creating fails too.
       this.log.info({ err: error }, 'the schema could not be read: creating the system tables');
       await ensureSystemTables(this.database.db, this.database.dialect, this.database.mysqlCollation);
@@ -82,6 +86,26 @@ export class SchemaManager {
     } finally {
       this.#polling = false;
     }
+  }
+
+  /**
+   * Reloads now, because a statement found the schema moved under it (another node changed
+   * it before this one's poll noticed). Concurrent callers share one reload.
+   */
+  refresh(): Promise<void> {
+    this.#refreshing ??= this.#mutex.run(() => this.reload()).finally(() => {
+      this.#refreshing = undefined;
+    });
+    return this.#refreshing;
+  }
+
+  /**
+   * Whether another node or worker changed the schema since this snapshot was read (one
+   * small read). A request refused for a name this snapshot does not know asks this before
+   * answering, so a collection created through another worker is usable at once.
+   */
+  async isStale(): Promise<boolean> {
+    return (await readSchemaVersion(this.database.db)) !== this.#snapshot.version;
   }
 
   async reload(): Promise<void> {
@@ -319,7 +343,12 @@ export class SchemaManager {
         if (this.database.dialect !== 'sqlite') {
           await this.database.db.transaction().execute(async (trx) => {
             await bumpSchemaVersion(trx);
-            await apply(trx, await readDefinitions(trx));
+            await applyAndReindex(trx, apply);
+            // MySQL commits at the DDL, so the first bump is visible before the definition
+            // row is written: a node polling in between loads the old definitions under the
+            // new version and would keep them. A second bump with the definition row makes
+            // it load again.
+            if (this.database.dialect === 'mysql') await bumpSchemaVersion(trx);
           });
           return;
         }
@@ -330,7 +359,7 @@ export class SchemaManager {
           try {
             await connection.transaction().execute(async (trx) => {
               await bumpSchemaVersion(trx);
-              await apply(trx, await readDefinitions(trx));
+              await applyAndReindex(trx, apply);
               const broken = await sql`pragma foreign_key_check`.execute(trx);
               if (broken.rows.length > 0) throw new ApiError('REFERENCE_VIOLATION', 'the change would leave rows pointing at missing records');
             });
@@ -373,5 +402,25 @@ export class SchemaManager {
       if (kind === 'unique') throw new ApiError('UNIQUE_VIOLATION', 'stored rows hold duplicate values for this unique field', { cause: error });
       throw new ApiError('SCHEMA_INVALID', 'the database refused this schema change', { cause: error });
     }
+  }
+}
+
+/**
+ * Runs a schema change, then rebuilds the `$search` tokens of every collection whose
+ * searchable fields changed (made searchable, no longer searchable, renamed, dropped with
+ * their collection), in the same transaction.
+ */
+async function applyAndReindex(trx: Trx, apply: (trx: Trx, defs: CollectionDef[]) => Promise<void>): Promise<void> {
+  const before = await readDefinitions(trx);
+  await apply(trx, before);
+  const after = new Map((await readDefinitions(trx)).map((def) => [def.name, def]));
+  const fields = (def: CollectionDef | undefined) => (def === undefined ? [] : searchableFields(def));
+  const signature = (def: CollectionDef | undefined) => (def === undefined ? '' : `${def.filterTargetKey}:${fields(def).join(',')}`);
+  const was = new Map(before.map((def) => [def.name, def]));
+  for (const name of new Set([...was.keys(), ...after.keys()])) {
+    const old = was.get(name);
+    const next = after.get(name);
+    if (signature(old) === signature(next) || (fields(old).length === 0 && fields(next).length === 0)) continue;
+    await reindexSearch(trx, next, name);
   }
 }

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DynamicDb } from '../db/database.js';
 import { mysqlTableOptions } from './ddl.js';
+import { ensureSearchTable } from './search-table.js';
 import type { CollectionDef, Dialect } from './types.js';
 
 export const COLLECTIONS_TABLE = 'corral_collections';
@@ -31,6 +32,7 @@ export async function ensureSystemTables(db: Kysely<DynamicDb>, dialect: Dialect
         .execute();
       const existing = await db.selectFrom(META_TABLE).select('id').where('id', '=', 1).executeTakeFirst();
       if (existing === undefined) await db.insertInto(META_TABLE).values({ id: 1, schema_version: 0 }).execute();
+      await ensureSearchTable(db, dialect);
       return;
     } catch (error) {
       // Two processes starting together may race on CREATE TABLE / the first insert; the second try sees the winner's work.

@@ -39,6 +39,8 @@ export interface FieldDef {
   /** decimal */
   precision?: number;
   scale?: number;
+  /** string, text: words are indexed for `$search` and `?q=`. */
+  searchable?: boolean;
   /** Set by the system for id, createdAt, updatedAt. */
   primaryKey?: boolean;
   autoIncrement?: boolean;

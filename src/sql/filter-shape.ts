@@ -1,5 +1,6 @@
 import type { FilterNode } from '../plan/filter-node.js';
 import type { Dialect } from '../schema/types.js';
+import { TOKEN_END } from '../plan/search-tokens.js';
 import { operatorParams, operatorShape } from './filter-operators.js';
 
 /**
@@ -31,6 +32,9 @@ export function filterShape(node: FilterNode, dialect: Dialect, params: unknown[
       return operatorShape(node);
     case 'exists':
       return `e:${node.relation.name}(${filterShape(node.where, dialect, params)})`;
+    case 'search':
+      for (const word of node.words) params.push(node.collection, word, `${word}${TOKEN_END}`);
+      return `s:${node.key.name}:${node.words.length}`;
     case 'linkedThrough':
       params.push(node.relation.sourceColumn.type.toDb(node.value, dialect));
       return `l:${node.relation.name}`;

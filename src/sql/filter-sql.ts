@@ -4,6 +4,8 @@ import type { CompareOp, FilterNode } from '../plan/filter-node.js';
 import type { Relation } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
 import { DIALECT_TRAITS } from './dialect-traits.js';
+import { TOKEN_END } from '../plan/search-tokens.js';
+import { keyColumn, SEARCH_TABLE } from '../schema/search-table.js';
 import { arraySql, likeSql, textSql } from './filter-operators.js';
 
 const SQL_OPERATOR: Record<CompareOp, '=' | '<>' | '>' | '>=' | '<' | '<='> = {
@@ -64,6 +66,18 @@ export function filterToSql(node: FilterNode, eb: Eb, dialect: Dialect, table: s
       case 'exists': {
         const inner = `r${++aliases}`;
         return relatedExists(n.relation, alias, inner, compile(n.where, inner));
+      }
+      case 'search': {
+        const name = keyColumn(n.key.type.name);
+        // PostgreSQL compares a uuid column with uuids only.
+        const column = n.key.type.name === 'uuid' && dialect === 'postgres' ? sql`cast(${sql.ref(name)} as uuid)` : sql.ref(name);
+        const keyRef = col(alias, n.key.name);
+        return eb.and(
+          n.words.map(
+            (word) =>
+              sql<SqlBool>`${keyRef} in (select ${column} from ${sql.table(SEARCH_TABLE)} where ${sql.ref('collection')} = ${n.collection} and ${sql.ref('token')} >= ${word} and ${sql.ref('token')} < ${`${word}${TOKEN_END}`})`,
+          ),
+        );
       }
       case 'linkedThrough': {
         const link = `l${++aliases}`;

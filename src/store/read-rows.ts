@@ -1,6 +1,8 @@
 import { Readable } from 'node:stream';
 import { linkColumns, type ReadShape } from '../plan/bind-read-shape.js';
-import type { ReadPlan } from '../plan/read-plan.js';
+import { sortValueAlias, type ReadPlan } from '../plan/read-plan.js';
+import type { SortTerm } from '../plan/bind-sort.js';
+import type { JsonValue } from '../schema/types.js';
 import type { Collection, Item, Row } from '../schema/collection.js';
 import { loadAppends } from '../sql/load-appends.js';
 import { DIALECT_TRAITS } from '../sql/dialect-traits.js';
@@ -31,6 +33,14 @@ export async function toItems(unit: UnitOfWork, collection: Collection, shape: R
   const items = rows.map((row) => collection.decode(row, shape.output));
   if (shape.appends.length > 0) await loadAppends(unit.db, unit.dialect, rows, items, shape.appends, unit.scopeOf);
   return items;
+}
+
+/** The wire values of a row's sort terms (read with `selectSortValues` and the terms' fields selected), for a cursor. */
+export function sortValuesOf(unit: UnitOfWork, order: readonly SortTerm[], row: Row): JsonValue[] {
+  return order.map((term, index) => {
+    const raw = (term.path?.length ?? 0) > 0 ? row[sortValueAlias(index)] : row[term.field.name];
+    return raw === null || raw === undefined ? null : term.field.type.fromDb(raw, unit.dialect, term.field.def);
+  });
 }
 
 /** The columns a read selects: the output plus the keys its appends link by. */

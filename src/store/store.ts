@@ -6,6 +6,8 @@ import { indexName } from '../schema/index-name.js';
 import { DIALECT_TRAITS, type DialectTraits } from '../sql/dialect-traits.js';
 import { ShapeCache } from '../sql/query-cache.js';
 import type { ReferenceSource } from './cascades.js';
+import { loadCursorSecret } from './cursor-secret.js';
+import { indexChanges, isSearchable } from './search-index.js';
 import { NO_SCOPES, type ScopeProvider, type Scopes } from './scope.js';
 import { UnitOfWork, type CommitHook } from './unit-of-work.js';
 
@@ -29,6 +31,8 @@ export interface StoreOptions {
   readonly scopes?: ScopeProvider;
   /** References between collections: given, destroys report the rows they cascade to (the outbox needs them). */
   readonly references?: ReferenceSource;
+  /** Signs list cursors (`CORRAL_CURSOR_SECRET`); when absent a random secret is stored once in the database. */
+  readonly cursorSecret?: string;
 }
 
 /**
@@ -40,6 +44,7 @@ export class Store {
   readonly #afterCommit: CommitHook[] = [];
   /** Compiled statements by query shape; each kept text is a named statement on PostgreSQL. */
   readonly shapes: ShapeCache;
+  #cursorSecret: Promise<Buffer> | undefined;
 
   constructor(
     readonly database: Database,
@@ -51,6 +56,15 @@ export class Store {
   /** What the database can do (RETURNING, row locks), for plans that choose a fast path. */
   get traits(): DialectTraits {
     return DIALECT_TRAITS[this.database.dialect];
+  }
+
+  /** The secret list cursors are signed with, loaded (or stored) once. */
+  cursorSecret(): Promise<Buffer> {
+    this.#cursorSecret ??= loadCursorSecret(this.database.db, this.options.cursorSecret).catch((error: unknown) => {
+      this.#cursorSecret = undefined;
+      throw error;
+    });
+    return this.#cursorSecret;
   }
 
   /** The scopes of one request, from the configured provider. */
@@ -93,7 +107,7 @@ export class Store {
       try {
         let unit!: UnitOfWork;
         let result: T;
-        if (singleStatement && this.#beforeCommit.length === 0) {
+        if (singleStatement && this.#beforeCommit.length === 0 && !isSearchable(collection)) {
           unit = new UnitOfWork(db, dialect, caller.scopes, caller.request.id, this.shapes, this.options.references);
           result = await work(unit);
           // Registered by the work itself: the statement has committed already.
@@ -102,6 +116,7 @@ export class Store {
           result = await db.transaction().execute(async (trx) => {
             unit = new UnitOfWork(trx, dialect, caller.scopes, caller.request.id, this.shapes, this.options.references);
             const value = await work(unit);
+            await indexChanges(unit, collection);
             for (const hook of [...this.#beforeCommit, ...unit.hooks().before]) await hook(unit.changes, unit);
             return value;
           });

@@ -83,6 +83,7 @@ const CASES: ErrorCase[] = [
   { name: 'unknown field type', method: 'POST', url: '/api/collections:create', body: { name: 'c1', fields: [{ name: 'a', type: 'blob' }] }, status: 400, code: 'SCHEMA_INVALID' },
   { name: 'bad collection name', method: 'POST', url: '/api/collections:create', body: { name: '1bad' }, status: 400, code: 'SCHEMA_INVALID' },
   { name: 'reserved collection name', method: 'POST', url: '/api/collections:create', body: { name: 'collections' }, status: 400, code: 'SCHEMA_INVALID' },
+  { name: 'collection name of the reference page', method: 'POST', url: '/api/collections:create', body: { name: 'docs' }, status: 400, code: 'SCHEMA_INVALID' },
   { name: 'option that does not apply', method: 'POST', url: '/api/collections:create', body: { name: 'c2', fields: [{ name: 'a', type: 'integer', length: 3 }] }, status: 400, code: 'SCHEMA_INVALID' },
   { name: 'defaultValue of the wrong type', method: 'POST', url: '/api/collections/posts/fields:create', body: { name: 'n', type: 'integer', defaultValue: 'x' }, status: 400, code: 'SCHEMA_INVALID' },
   { name: 'required field added without a default', method: 'POST', url: '/api/collections/posts/fields:create', body: { name: 'n', type: 'integer', allowNull: false }, status: 400, code: 'SCHEMA_INVALID' },

@@ -192,5 +192,44 @@ for (const dialect of DIALECTS) {
       const info = await api.request({ url: 'app:getInfo' });
       expect(info.data.data).toMatchObject({ dialect });
     });
+
+    // The resource proxy sends POST for every action but get and list.
+    it("api.resource('app').getInfo() (sent as POST)", async () => {
+      const info = await (api.resource('app') as unknown as { getInfo(): Promise<{ status: number; data: any }> }).getInfo();
+      expect(info.status).toBe(200);
+      expect(info.data.data).toMatchObject({ name: 'corral', dialect });
+    });
+
+    it('collections:list honours filter, sort, fields and paging', async () => {
+      for (const name of ['zebras', 'apples', 'mangos']) {
+        expect((await resource('collections').create({ values: { name, title: name.toUpperCase(), timestamps: name !== 'apples', fields: [{ name: 'label', type: 'string' }] } })).status).toBe(201);
+      }
+      const collections = resource('collections');
+      const filtered = await collections.list({ filter: { name: { $in: ['zebras', 'apples', 'mangos'] } }, sort: ['-name'], fields: ['name', 'title'] });
+      expect(filtered.data.data).toEqual([{ name: 'zebras', title: 'ZEBRAS' }, { name: 'mangos', title: 'MANGOS' }, { name: 'apples', title: 'APPLES' }]);
+      expect(filtered.data.meta).toEqual({ count: 3, page: 1, pageSize: 20, totalPage: 1 });
+      const paged = await collections.list({ filter: { name: { $in: ['zebras', 'apples', 'mangos'] } }, sort: ['name'], fields: ['name'], page: 2, pageSize: 2 });
+      expect(paged.data).toEqual({ data: [{ name: 'zebras' }], meta: { count: 3, page: 2, pageSize: 2, totalPage: 2 } });
+      const untimed = await collections.list({ filter: { timestamps: false }, fields: ['name'] });
+      expect(untimed.data.data).toEqual([{ name: 'apples' }]);
+      const simple = await collections.list({ filter: { name: { $ne: 'posts' } }, simplePaginate: true, pageSize: 1, sort: ['name'], fields: ['name'] });
+      expect(simple.data).toEqual({ data: [{ name: 'apples' }], meta: { page: 1, pageSize: 1, hasNext: true } });
+      const unknown = await rejection(collections.list({ filter: { colour: 'red' } }));
+      expect(unknown.status).toBe(400);
+      expect(unknown.data.errors[0].code).toBe('FILTER_UNKNOWN_FIELD');
+      const badFields = await rejection(collections.list({ fields: ['colour'] }));
+      expect(badFields.data.errors[0].code).toBe('FIELDS_UNKNOWN');
+    });
+
+    it('collections/<c>/fields:list honours filter, sort, fields and paging', async () => {
+      const fields = resource('collections.fields', 'posts');
+      const strings = await fields.list({ filter: { type: 'string' }, sort: ['-name'], fields: ['name', 'type'] });
+      expect(strings.data.data).toEqual([{ name: 'title', type: 'string' }, { name: 'status', type: 'string' }]);
+      const required = await fields.list({ filter: { $and: [{ allowNull: false }, { primaryKey: { $ne: true } }] }, fields: ['name'] });
+      expect(required.data.data).toEqual([{ name: 'createdAt' }, { name: 'updatedAt' }]);
+      const page = await fields.list({ sort: ['name'], fields: ['name'], pageSize: 2, page: 2 });
+      expect(page.data.data).toEqual([{ name: 'status' }, { name: 'title' }]);
+      expect(page.data.meta).toMatchObject({ count: 6, totalPage: 3 });
+    });
   });
 }

@@ -1,5 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createConnection, createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/test-database.js';
@@ -67,6 +68,30 @@ describe('start-up refusals', () => {
       expect(result.stderr, result.stderr.join('\n')).toHaveLength(1);
       expect(result.stderr[0]).toMatch(/^corral: cannot start: .*ECONNREFUSED/);
       expect(result.stderr[0]).not.toMatch(/\bat .+:\d+:\d+/);
+    });
+  }
+
+  for (const scheme of ['postgres', 'mysql']) {
+    it(`a ${scheme} server that accepts but never answers fails the start within the connect timeout, with one line`, async () => {
+      const sockets = new Set<Socket>();
+      const silent = createServer((socket) => {
+        sockets.add(socket);
+        socket.on('error', () => undefined);
+      });
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      const { port } = silent.address() as AddressInfo;
+      try {
+        const started = Date.now();
+        const result = await failedStart({ DATABASE_URL: `${scheme}://root@127.0.0.1:${port}/x`, CORRAL_DB_CONNECT_TIMEOUT_MS: '500' });
+        expect(result.code).toBe(1);
+        expect(result.stderr, result.stderr.join('\n')).toHaveLength(1);
+        expect(result.stderr[0]).toMatch(/^corral: cannot start: /);
+        // The process start itself takes a moment; the database part is one connect timeout.
+        expect(Date.now() - started).toBeLessThan(5000);
+      } finally {
+        for (const socket of sockets) socket.destroy();
+        silent.close();
+      }
     });
   }
 
@@ -200,6 +225,23 @@ describe('graceful shutdown', () => {
     const exit = await exitWithin(proc, 15_000);
     expect(exit.code, proc.stdout() + proc.stderr()).toBe(0);
     expect(exit.signal).toBeNull();
+  });
+
+  it('ends on time when shutdown cannot finish (a request body that never completes)', async () => {
+    const proc = await startCorral({ env: { DATABASE_URL: database.url, LOG_LEVEL: 'info', CORRAL_SHUTDOWN_TIMEOUT_MS: '300' } });
+    const socket = createConnection(proc.port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write('POST /api/x:create HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"n":');
+    await sleep(100);
+    const started = Date.now();
+    proc.child.kill('SIGTERM');
+    const exit = await exitWithin(proc, 5000);
+    socket.destroy();
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect(exit.signal, proc.stdout()).toBe('SIGKILL');
+    // The exit can be reported before the last of its stdout has been read.
+    await waitFor(async () => proc.stdout().includes('shutdown took longer than 300 ms'), 'the timeout log line', 2000).catch((error: unknown) => { throw new Error(`${String(error)}: ${proc.stdout()}`); });
   });
 
   it('answers 503 to new requests while draining and then exits 0', async () => {

@@ -76,6 +76,10 @@ export async function spawnCorral(options: SpawnOptions = {}): Promise<CorralPro
     PORT: String(port),
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
+    // One process unless a test asks for workers: most tests signal, kill and read the output
+    // of exactly one server process, and every extra worker costs start-up time on a shared
+    // machine. test/process/workers.test.ts runs several on purpose.
+    CORRAL_WORKERS: '1',
     ...options.env,
   };
   const child = spawn(process.execPath, [BIN, ...(options.args ?? ['start'])], {

@@ -2,7 +2,11 @@ import { afterAll, beforeAll } from 'vitest';
 import { buildApp, type BuildOptions, type BuiltApp } from '../../src/app.js';
 import { DEFAULT_CONFIG, type Config } from '../../src/config/config.js';
 import type { Dialect } from '../../src/schema/types.js';
+import { checkContract } from './contract-check.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
+
+/** The prefix every test server uses (testConfig). */
+const API_PREFIX = '/api';
 
 export interface Reply {
   status: number;
@@ -32,6 +36,11 @@ export function testConfig(database: TestDatabase, overrides: Partial<Config> = 
     apiPrefix: '/api',
     shutdownTimeoutMs: 5000,
     schemaPollMs: 200,
+    dbConnectTimeoutMs: DEFAULT_CONFIG.dbConnectTimeoutMs,
+    dbStatementTimeoutMs: DEFAULT_CONFIG.dbStatementTimeoutMs,
+    corsOrigins: [],
+    allowedHosts: [],
+    workers: 1,
     ...overrides,
   };
 }
@@ -51,6 +60,8 @@ export function apiFor(built: BuiltApp): TestApi {
     } catch {
       parsed = undefined;
     }
+    const contentType = response.headers['content-type'];
+    checkContract(method, url, response.statusCode, typeof contentType === 'string' ? contentType : undefined, parsed, built.schema.snapshot, API_PREFIX);
     return { status: response.statusCode, headers: response.headers, body: parsed, text: response.body };
   };
   return {

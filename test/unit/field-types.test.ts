@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FIELD_TYPES } from '../../src/schema/field-types/index.js';
 import type { Dialect, FieldDef, ScalarType } from '../../src/schema/types.js';
+import { MAX_JSON_DEPTH } from '../../src/schema/field-types/json-type.js';
 
 /**
  * Pure tables for the field types whose values change shape between client, driver and wire.
@@ -255,10 +256,17 @@ describe('json and array', () => {
     expect(parse('json', { s: '👍' })).toEqual({ s: '👍' });
   });
 
-  it('walks deeply nested values without overflowing the stack', () => {
+  it('refuses values nested 100,000 deep without overflowing the stack', () => {
     let deep: unknown = 'leaf';
     for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(parse('json', deep)).toBe(REFUSED);
+  });
+
+  it(`keeps values nested up to MAX_JSON_DEPTH (${MAX_JSON_DEPTH}) levels and refuses one more`, () => {
+    let deep: unknown = { leaf: 'x' };
+    for (let i = 1; i < MAX_JSON_DEPTH; i++) deep = [deep];
     expect(parse('json', deep)).toBe(deep);
+    expect(parse('json', [deep])).toBe(REFUSED);
   });
 
   it('takes only arrays for array fields', () => {

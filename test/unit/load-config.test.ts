@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, it, expect } from 'vitest';
 import type { Config } from '../../src/config/config.js';
 import { ConfigError } from '../../src/config/config-error.js';
@@ -14,6 +15,11 @@ const DEFAULTS: Config = {
   apiPrefix: '/api',
   shutdownTimeoutMs: 10_000,
   schemaPollMs: 500,
+  dbConnectTimeoutMs: 5000,
+  dbStatementTimeoutMs: 30_000,
+  corsOrigins: [],
+  allowedHosts: [],
+  workers: availableParallelism(),
 };
 
 function errorOf(argv: string[], env: Env): ConfigError {
@@ -43,6 +49,7 @@ describe('loadConfig defaults', () => {
       CORRAL_DB_POOL_SIZE: '',
       CORRAL_SHUTDOWN_TIMEOUT_MS: '',
       CORRAL_SCHEMA_POLL_MS: '',
+      CORRAL_WORKERS: '',
     };
     expect(loadConfig([], env).config).toEqual(DEFAULTS);
   });
@@ -96,6 +103,24 @@ describe('loadConfig env values', () => {
     ['CORRAL_SHUTDOWN_TIMEOUT_MS', { CORRAL_SHUTDOWN_TIMEOUT_MS: '2500' }, { shutdownTimeoutMs: 2500 }],
     ['CORRAL_SCHEMA_POLL_MS', { CORRAL_SCHEMA_POLL_MS: '50' }, { schemaPollMs: 50 }],
     ['CORRAL_SCHEMA_POLL_MS max', { CORRAL_SCHEMA_POLL_MS: '60000' }, { schemaPollMs: 60000 }],
+    ['CORRAL_DB_CONNECT_TIMEOUT_MS', { CORRAL_DB_CONNECT_TIMEOUT_MS: '1500' }, { dbConnectTimeoutMs: 1500 }],
+    ['CORRAL_DB_STATEMENT_TIMEOUT_MS', { CORRAL_DB_STATEMENT_TIMEOUT_MS: '120000' }, { dbStatementTimeoutMs: 120000 }],
+    ['CORRAL_CORS_ORIGINS', { CORRAL_CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' }, { corsOrigins: ['https://app.example.com', 'http://localhost:5173'] }],
+    ['CORRAL_CORS_ORIGINS any', { CORRAL_CORS_ORIGINS: '*' }, { corsOrigins: ['*'] }],
+    ['CORRAL_ALLOWED_HOSTS', { CORRAL_ALLOWED_HOSTS: 'Corral.Internal,10.0.0.5,[fd00::1]' }, { allowedHosts: ['corral.internal', '10.0.0.5', '[fd00::1]'] }],
+    ['CORRAL_WORKERS 1 (one process)', { CORRAL_WORKERS: '1' }, { workers: 1 }],
+    ['CORRAL_WORKERS', { CORRAL_WORKERS: '4' }, { workers: 4 }],
+    ['CORRAL_WORKERS max', { CORRAL_WORKERS: '256' }, { workers: 256 }],
+    [
+      'CORRAL_WORKERS with an in-memory SQLite database (forced to 1)',
+      { CORRAL_WORKERS: '4', DATABASE_URL: 'sqlite::memory:' },
+      { workers: 1, database: { dialect: 'sqlite', file: ':memory:' } },
+    ],
+    [
+      'CORRAL_WORKERS with a SQLite file',
+      { CORRAL_WORKERS: '3', DATABASE_URL: 'sqlite:/tmp/x.sqlite' },
+      { workers: 3, database: { dialect: 'sqlite', file: '/tmp/x.sqlite' } },
+    ],
   ])('reads %s', (_title, env, expected) => {
     expect(loadConfig([], env).config).toEqual({ ...DEFAULTS, ...expected });
   });
@@ -250,6 +275,15 @@ describe('loadConfig errors name the setting', () => {
     // CORRAL_SCHEMA_POLL_MS
     ['CORRAL_SCHEMA_POLL_MS too small', [], { CORRAL_SCHEMA_POLL_MS: '49' }, 'CORRAL_SCHEMA_POLL_MS must be an integer from 50 to 60000 (got "49")'],
     ['CORRAL_SCHEMA_POLL_MS too large', [], { CORRAL_SCHEMA_POLL_MS: '60001' }, 'CORRAL_SCHEMA_POLL_MS must be an integer from 50 to 60000'],
+    ['CORRAL_DB_CONNECT_TIMEOUT_MS too small', [], { CORRAL_DB_CONNECT_TIMEOUT_MS: '99' }, 'CORRAL_DB_CONNECT_TIMEOUT_MS must be an integer from 100 to 600000'],
+    ['CORRAL_DB_STATEMENT_TIMEOUT_MS words', [], { CORRAL_DB_STATEMENT_TIMEOUT_MS: '30s' }, 'CORRAL_DB_STATEMENT_TIMEOUT_MS must be an integer from 100'],
+    ['CORRAL_CORS_ORIGINS with a path', [], { CORRAL_CORS_ORIGINS: 'https://app.example.com/' }, 'CORRAL_CORS_ORIGINS must be a comma-separated list of origins'],
+    ['CORRAL_CORS_ORIGINS empty entry', [], { CORRAL_CORS_ORIGINS: 'https://a.example,' }, 'CORRAL_CORS_ORIGINS must be a comma-separated list'],
+    ['CORRAL_ALLOWED_HOSTS with a port', [], { CORRAL_ALLOWED_HOSTS: 'corral.internal:8080' }, 'CORRAL_ALLOWED_HOSTS must be a comma-separated list of host names'],
+    // CORRAL_WORKERS
+    ['CORRAL_WORKERS zero', [], { CORRAL_WORKERS: '0' }, 'CORRAL_WORKERS must be an integer from 1 to 256 (got "0")'],
+    ['CORRAL_WORKERS too many', [], { CORRAL_WORKERS: '257' }, 'CORRAL_WORKERS must be an integer from 1 to 256'],
+    ['CORRAL_WORKERS auto', [], { CORRAL_WORKERS: 'auto' }, 'CORRAL_WORKERS must be an integer'],
   ])('rejects %s', (_title, argv, env, message) => {
     const error = errorOf(argv, env);
     expect(error.message).toContain(message);

@@ -1,6 +1,10 @@
 import { fail, ok, type FieldType } from '../field-type.js';
 import type { Dialect, JsonValue, ScalarType } from '../types.js';
+import { jsonDepthOver } from '../../json-depth.js';
 import { unstorableText } from './text-like.js';
+
+/** Deepest value a json or array field stores (a scalar is 0, `[]` is 1). */
+export const MAX_JSON_DEPTH = 32;
 
 const jsonColumn = (dialect: Dialect): string =>
   dialect === 'postgres' ? 'jsonb' : dialect === 'mysql' ? 'longtext' : 'text';
@@ -31,7 +35,7 @@ function jsonLike(name: ScalarType, check: (value: unknown) => string | undefine
     name,
     columnType: (_def, dialect) => jsonColumn(dialect),
     parse: (value) => {
-      const problem = check(value) ?? unstorableJson(value);
+      const problem = check(value) ?? (jsonDepthOver(value, MAX_JSON_DEPTH) ? `must nest at most ${MAX_JSON_DEPTH} levels deep` : unstorableJson(value));
       return problem === undefined ? ok(value) : fail(problem);
     },
     toDb: (value) => JSON.stringify(value),

@@ -1,0 +1,196 @@
+import { ERROR_CATALOGUE } from '../errors/catalogue.js';
+import { MAX_PAGE_SIZE } from '../request/query-params.js';
+import { ID_TYPES, ON_DELETE, RELATION_TYPES, SCALAR_TYPES } from '../schema/types.js';
+import { ANY_OBJECT, ref, type JsonSchema } from './json-schema.js';
+
+/** Shared component names; a dot keeps them apart from every collection name. */
+export const ERROR_SCHEMA = 'corral.Error';
+export const PAGE_META_SCHEMA = 'corral.PageMeta';
+export const SIMPLE_PAGE_META_SCHEMA = 'corral.SimplePageMeta';
+export const CURSOR_PAGE_META_SCHEMA = 'corral.CursorPageMeta';
+export const CHANGE_EVENT_SCHEMA = 'corral.ChangeEvent';
+export const WEBHOOK_SCHEMA = 'corral.Webhook';
+export const WEBHOOK_WRITE_SCHEMA = 'corral.WebhookWrite';
+export const DELIVERY_SCHEMA = 'corral.WebhookDelivery';
+export const FILTER_SCHEMA = 'corral.Filter';
+export const COLLECTION_SCHEMA = 'corral.Collection';
+export const FIELD_SCHEMA = 'corral.Field';
+
+/** What a change can be, and the shortest secret a webhook takes (src/webhooks/webhook-service.ts). */
+const WEBHOOK_ACTIONS = ['create', 'update', 'destroy'] as const;
+const MIN_SECRET_LENGTH = 8;
+
+const FILTER_DESCRIPTION =
+  'The filter language (API.md §5): keys are field paths (dot paths cross associations) or $and/$or/$not; ' +
+  'a bare value means $eq; otherwise an object of operators ($eq $ne $gt $gte $lt $lte $between $notBetween $in $notIn ' +
+  '$includes $notIncludes $startsWith $notStartsWith $endsWith $notEndsWith $like $notLike $iLike $notILike $empty ' +
+  '$notEmpty $exists $notExists $isTruly $isFalsy $dateOn $dateNotOn $dateBefore $dateNotBefore $dateAfter ' +
+  '$dateNotAfter $dateBetween $anyOf $noneOf $match $notMatch $arrayEmpty $arrayNotEmpty). $search matches searchable text.';
+
+/** The schemas every document carries. */
+export function commonSchemas(): Record<string, JsonSchema> {
+  const count = { type: 'integer', minimum: 0 };
+  return {
+    [ERROR_SCHEMA]: {
+      type: 'object',
+      description: 'Every error answer: one entry per problem (validation: one per failing field).',
+      required: ['errors'],
+      additionalProperties: false,
+      properties: {
+        errors: {
+          type: 'array',
+          minItems: 1,
+          items: {
+            type: 'object',
+            required: ['code', 'message'],
+            additionalProperties: false,
+            properties: {
+              code: { type: 'string', enum: Object.keys(ERROR_CATALOGUE) },
+              message: { type: 'string' },
+              field: { type: 'string' },
+              details: ANY_OBJECT,
+            },
+          },
+        },
+      },
+    },
+    [PAGE_META_SCHEMA]: {
+      type: 'object',
+      required: ['count', 'page', 'pageSize', 'totalPage'],
+      additionalProperties: false,
+      properties: { count, page: { type: 'integer', minimum: 1 }, pageSize: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE }, totalPage: count },
+    },
+    [SIMPLE_PAGE_META_SCHEMA]: {
+      type: 'object',
+      required: ['page', 'pageSize', 'hasNext'],
+      additionalProperties: false,
+      properties: { page: { type: 'integer', minimum: 1 }, pageSize: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE }, hasNext: { type: 'boolean' } },
+    },
+    [CURSOR_PAGE_META_SCHEMA]: {
+      type: 'object',
+      description: 'Keyset paging (cursor=): pass nextCursor back as cursor for the next page; null on the last page.',
+      required: ['pageSize', 'hasNext', 'nextCursor'],
+      additionalProperties: false,
+      properties: { pageSize: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE }, hasNext: { type: 'boolean' }, nextCursor: { type: ['string', 'null'] } },
+    },
+    [CHANGE_EVENT_SCHEMA]: {
+      type: 'object',
+      description: 'One change (docs/events.md): `data` is the row as a read answers it (the last state for destroy).',
+      required: ['id', 'collection', 'action', 'key', 'data', 'at'],
+      additionalProperties: false,
+      properties: {
+        id: { type: 'integer', minimum: 1 },
+        collection: { type: 'string' },
+        action: { type: 'string', enum: [...WEBHOOK_ACTIONS] },
+        key: {},
+        data: ANY_OBJECT,
+        at: { type: 'string', format: 'date-time' },
+      },
+    },
+    [WEBHOOK_SCHEMA]: {
+      type: 'object',
+      description: 'A webhook as the API answers it: the secret is never returned.',
+      required: ['id', 'url', 'collections', 'actions', 'active'],
+      additionalProperties: false,
+      properties: {
+        id: { type: 'integer', minimum: 1, readOnly: true },
+        url: { type: 'string' },
+        collections: { type: 'array', items: { type: 'string' } },
+        actions: { anyOf: [{ type: 'array', items: { type: 'string', enum: [...WEBHOOK_ACTIONS] } }, { type: 'null' }], description: 'null: every action' },
+        active: { type: 'boolean' },
+      },
+    },
+    [WEBHOOK_WRITE_SCHEMA]: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        url: { type: 'string' },
+        secret: { type: 'string', minLength: MIN_SECRET_LENGTH, writeOnly: true, description: 'signs each delivery (x-corral-signature); written, never returned' },
+        collections: { type: 'array', items: { type: 'string' } },
+        actions: { anyOf: [{ type: 'array', items: { type: 'string', enum: [...WEBHOOK_ACTIONS] } }, { type: 'null' }] },
+        active: { type: 'boolean' },
+      },
+    },
+    [DELIVERY_SCHEMA]: {
+      type: 'object',
+      required: ['id', 'eventId', 'status', 'attempts', 'lastError', 'nextAttemptAt'],
+      additionalProperties: false,
+      properties: {
+        id: { type: 'integer', minimum: 1 },
+        eventId: { type: 'integer', minimum: 1 },
+        status: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+        attempts: count,
+        lastError: { type: ['string', 'null'] },
+        nextAttemptAt: { anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] },
+      },
+    },
+    [FILTER_SCHEMA]: {
+      type: 'object',
+      description: FILTER_DESCRIPTION,
+      properties: {
+        $and: { type: 'array', items: ref(FILTER_SCHEMA) },
+        $or: { type: 'array', items: ref(FILTER_SCHEMA) },
+        $not: ref(FILTER_SCHEMA),
+        $search: { type: 'string' },
+      },
+      additionalProperties: true,
+    },
+    [FIELD_SCHEMA]: {
+      type: 'object',
+      description: 'A field definition with every option resolved (relations show their keys); `fields` may narrow it.',
+      properties: {
+        name: { type: 'string' },
+        type: { type: 'string', enum: [...SCALAR_TYPES, ...RELATION_TYPES] },
+        title: { type: 'string' },
+        description: { type: 'string' },
+        allowNull: { type: 'boolean' },
+        unique: { type: 'boolean' },
+        index: { type: 'boolean' },
+        defaultValue: {},
+        min: { type: 'number' },
+        max: { type: 'number' },
+        minLength: { type: 'integer', minimum: 0 },
+        maxLength: { type: 'integer', minimum: 0 },
+        pattern: { type: 'string' },
+        enum: { type: 'array' },
+        length: { type: 'integer', minimum: 1 },
+        precision: { type: 'integer', minimum: 1 },
+        scale: { type: 'integer', minimum: 0 },
+        searchable: { type: 'boolean', description: 'text the $search filter and ?q= match' },
+        primaryKey: { type: 'boolean' },
+        autoIncrement: { type: 'boolean' },
+        system: { type: 'string', enum: ['id', 'createdAt', 'updatedAt'] },
+        references: {
+          type: 'object',
+          description: 'set on a foreign key column that a relation made',
+          required: ['collection', 'key', 'onDelete'],
+          additionalProperties: false,
+          properties: { collection: { type: 'string' }, key: { type: 'string' }, onDelete: { type: 'string', enum: [...ON_DELETE] } },
+        },
+        target: { type: 'string' },
+        foreignKey: { type: 'string' },
+        sourceKey: { type: 'string' },
+        targetKey: { type: 'string' },
+        through: { type: 'string' },
+        otherKey: { type: 'string' },
+        onDelete: { type: 'string', enum: [...ON_DELETE] },
+      },
+      additionalProperties: false,
+    },
+    [COLLECTION_SCHEMA]: {
+      type: 'object',
+      description: 'A collection definition; relations are listed among its fields. `fields` may narrow it.',
+      properties: {
+        name: { type: 'string' },
+        title: { type: 'string' },
+        description: { type: 'string' },
+        timestamps: { type: 'boolean' },
+        autoGenId: { type: 'boolean' },
+        idType: { type: 'string', enum: [...ID_TYPES] },
+        filterTargetKey: { type: 'string' },
+        fields: { type: 'array', items: ref(FIELD_SCHEMA) },
+      },
+      additionalProperties: false,
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import { CHANGE_EVENT_SCHEMA, COLLECTION_SCHEMA, DELIVERY_SCHEMA, FIELD_SCHEMA, PAGE_META_SCHEMA, SIMPLE_PAGE_META_SCHEMA, WEBHOOK_SCHEMA, WEBHOOK_WRITE_SCHEMA } from './common-schemas.js';
+import { ANY_OBJECT, ref, type JsonSchema } from './json-schema.js';
+import { parameterRef, type QueryParameter } from './parameters.js';
+import { dataEnvelope, errorResponses, FEED_ERROR_STATUSES, jsonResponse, LOCATION_HEADER, READ_ERROR_STATUSES, WRITE_ERROR_STATUSES } from './responses.js';
+
+const LIST_QUERY: readonly QueryParameter[] = ['filter', 'fields', 'sort', 'page', 'pageSize', 'paginate', 'simplePaginate'];
+
+function listOf(item: JsonSchema): JsonSchema {
+  const data = { type: 'array', items: item };
+  const paged = (meta: string): JsonSchema => ({ type: 'object', required: ['data', 'meta'], additionalProperties: false, properties: { data, meta: ref(meta) } });
+  return jsonResponse('`{data, meta}`, paged like any list', { oneOf: [paged(PAGE_META_SCHEMA), paged(SIMPLE_PAGE_META_SCHEMA), dataEnvelope(data)] });
+}
+
+const nameKey = (what: string): JsonSchema => ({ name: 'filterByTk', in: 'query', description: `the ${what} name (or put it in the path: …:get/<name>)`, schema: { type: 'string' } });
+const body = (description: string, schema: JsonSchema = ANY_OBJECT): JsonSchema => ({ required: true, description, content: { 'application/json': { schema } } });
+
+interface ServiceOp {
+  path: string;
+  method: 'get' | 'post';
+  op: JsonSchema;
+}
+
+function op(operationId: string, tag: string, summary: string, parameters: JsonSchema[], responses: Record<string, JsonSchema>, requestBody?: JsonSchema): JsonSchema {
+  return { operationId, tags: [tag], summary, parameters, ...(requestBody === undefined ? {} : { requestBody }), responses };
+}
+
+/** The schema API (API.md §6) and the service endpoints (§10): the same in every document. */
+export function serviceOperations(prefix: string): ServiceOp[] {
+  const collection = ref(COLLECTION_SCHEMA);
+  const field = ref(FIELD_SCHEMA);
+  const reads = errorResponses(READ_ERROR_STATUSES);
+  const writes = errorResponses(WRITE_ERROR_STATUSES);
+  const source: JsonSchema = { name: 'collectionName', in: 'path', required: true, schema: { type: 'string' } };
+  const c = `${prefix}/collections`;
+  const f = `${prefix}/collections/{collectionName}/fields`;
+  const S = 'schema';
+  return [
+    { path: `${c}:list`, method: 'get', op: op('collections.list', S, 'List collections', [nameKey('collection'), ...LIST_QUERY.map(parameterRef)], { 200: listOf(collection), ...reads }) },
+    { path: `${c}:get`, method: 'get', op: op('collections.get', S, 'Get a collection', [nameKey('collection')], { 200: jsonResponse('`{data}`', dataEnvelope(collection)), ...reads }) },
+    {
+      path: `${c}:create`,
+      method: 'post',
+      op: op('collections.create', S, 'Create a collection (its table at once)', [], { 201: jsonResponse('`{data}`', dataEnvelope(collection), LOCATION_HEADER), ...writes }, body('{name, title?, fields:[…], timestamps?, autoGenId?, idType?, filterTargetKey?}')),
+    },
+    { path: `${c}:update`, method: 'post', op: op('collections.update', S, 'Change a collection (title, options)', [nameKey('collection')], { 200: jsonResponse('`{data}`', dataEnvelope(collection)), ...writes }, body('{title?, description?}')) },
+    {
+      path: `${c}:destroy`,
+      method: 'post',
+      op: op('collections.destroy', S, 'Drop a collection and its table', [nameKey('collection'), parameterRef('cascade')], { 200: jsonResponse('`{data: 1}`', dataEnvelope({ type: 'integer' })), ...writes }),
+    },
+    {
+      path: `${c}:export`,
+      method: 'get',
+      op: op('collections.export', S, 'The schema file: exactly the JSON that CORRAL_SCHEMA / --schema applies', [], {
+        200: jsonResponse('`{collections: […]}` (not an envelope: it is the file, ready to save)', {
+          type: 'object',
+          required: ['collections'],
+          additionalProperties: false,
+          properties: { collections: { type: 'array', items: collection } },
+        }),
+        ...reads,
+      }),
+    },
+    { path: `${f}:list`, method: 'get', op: op('collections.fields.list', S, 'List the fields of a collection', [source, nameKey('field'), ...LIST_QUERY.map(parameterRef)], { 200: listOf(field), ...reads }) },
+    { path: `${f}:get`, method: 'get', op: op('collections.fields.get', S, 'Get a field', [source, nameKey('field')], { 200: jsonResponse('`{data}`', dataEnvelope(field)), ...reads }) },
+    { path: `${f}:create`, method: 'post', op: op('collections.fields.create', S, 'Add a field (its column at once)', [source], { 201: jsonResponse('`{data}`', dataEnvelope(field), LOCATION_HEADER), ...writes }, body('{name, type, …options}')) },
+    { path: `${f}:update`, method: 'post', op: op('collections.fields.update', S, 'Rename a field or change its options', [source, nameKey('field')], { 200: jsonResponse('`{data}`', dataEnvelope(field)), ...writes }, body('{name?, …options}')) },
+    { path: `${f}:destroy`, method: 'post', op: op('collections.fields.destroy', S, 'Drop a field', [source, nameKey('field')], { 200: jsonResponse('`{data: 1}`', dataEnvelope({ type: 'integer' })), ...writes }) },
+    {
+      path: `${prefix}/app:getInfo`,
+      method: 'get',
+      op: op('app.getInfo', 'service', 'Version and dialect (POST works too, as the NocoBase SDK sends it)', [], {
+        200: jsonResponse('`{data}`', dataEnvelope({
+          type: 'object',
+          required: ['name', 'version', 'dialect', 'schemaVersion'],
+          additionalProperties: false,
+          properties: { name: { type: 'string' }, version: { type: 'string' }, dialect: { type: 'string', enum: ['sqlite', 'postgres', 'mysql'] }, schemaVersion: { type: 'integer' } },
+        })),
+        ...reads,
+      }),
+    },
+    {
+      path: '/healthz',
+      method: 'get',
+      op: op('healthz', 'service', 'Alive', [], {
+        200: jsonResponse('alive', dataEnvelope({ type: 'object', required: ['status'], additionalProperties: false, properties: { status: { const: 'ok' } } })),
+        ...errorResponses([503]),
+      }),
+    },
+    {
+      path: '/readyz',
+      method: 'get',
+      op: op('readyz', 'service', 'Ready: the database answers', [], {
+        200: jsonResponse('ready', dataEnvelope({ type: 'object', required: ['status', 'dialect'], additionalProperties: false, properties: { status: { const: 'ready' }, dialect: { type: 'string' } } })),
+        ...errorResponses([503]),
+      }),
+    },
+  ];
+}
+
+/** `{data, meta}` with `meta` {page, pageSize, hasNext}: the feed and the deliveries page without a count. */
+function simplePageOf(description: string, item: JsonSchema): JsonSchema {
+  return jsonResponse(description, { type: 'object', required: ['data', 'meta'], additionalProperties: false, properties: { data: { type: 'array', items: item }, meta: ref(SIMPLE_PAGE_META_SCHEMA) } });
+}

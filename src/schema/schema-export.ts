@@ -1,0 +1,51 @@
+import type { CollectionDef, FieldDef, RelationDef } from './types.js';
+
+/** The schema file form: what CORRAL_SCHEMA / --schema applies (`{"collections": [...]}`). */
+export interface SchemaFile {
+  collections: Record<string, unknown>[];
+}
+
+/** A field as a client defines it: automatic fields and relation-made foreign keys are left to the server. */
+function fieldInput(field: FieldDef): Record<string, unknown> | undefined {
+  if (field.system !== undefined || field.references !== undefined) return undefined;
+  const { autoIncrement: _autoIncrement, ...input } = field;
+  return input;
+}
+
+/**
+ * A through collection that belongsToMany made by itself (it carries the pair's unique
+ * constraint): the relation makes it again, so only fields added to it later are exported.
+ */
+function madeByRelation(def: CollectionDef, throughs: ReadonlySet<string>): boolean {
+  return throughs.has(def.name) && (def.uniques?.length ?? 0) > 0;
+}
+
+function entry(def: CollectionDef, relations: readonly RelationDef[]): Record<string, unknown> {
+  const out: Record<string, unknown> = { name: def.name };
+  if (def.title !== undefined) out.title = def.title;
+  if (def.description !== undefined) out.description = def.description;
+  out.timestamps = def.timestamps;
+  out.autoGenId = def.autoGenId;
+  out.idType = def.idType;
+  out.filterTargetKey = def.filterTargetKey;
+  out.fields = [...def.fields.map(fieldInput).filter((field) => field !== undefined), ...relations];
+  return out;
+}
+
+/**
+ * Exports the schema so that applying it to an empty database and exporting again gives the
+ * same JSON. The file applies in order, so it comes in two passes: every collection with its
+ * own fields, then (for collections with relations, and through collections that gained
+ * fields) the same entry with the relations added, which applies to the existing collection.
+ * Any order of relations, cycles included, applies that way. Collections sort by name.
+ */
+export function exportSchema(defs: readonly CollectionDef[]): SchemaFile {
+  const sorted = [...defs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const throughs = new Set(sorted.flatMap((def) => (def.relations ?? []).flatMap((relation) => (relation.through === undefined ? [] : [relation.through]))));
+  const first = sorted.filter((def) => !madeByRelation(def, throughs)).map((def) => entry(def, []));
+  const second = sorted.filter((def) => (def.relations?.length ?? 0) > 0 && !madeByRelation(def, throughs)).map((def) => entry(def, def.relations ?? []));
+  const laterThroughs = sorted
+    .filter((def) => madeByRelation(def, throughs) && (def.fields.some((field) => fieldInput(field) !== undefined) || (def.relations?.length ?? 0) > 0))
+    .map((def) => entry(def, def.relations ?? []));
+  return { collections: [...first, ...second, ...laterThroughs] };
+}

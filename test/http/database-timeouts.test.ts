@@ -1,0 +1,80 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, READYZ_TIMEOUT_MS, type BuiltApp } from '../../src/app.js';
+import { toApiError } from '../../src/http/error-body.js';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/test-database.js';
+import { apiFor, testConfig, type TestApi } from '../support/test-app.js';
+import { startPauseProxy, type PauseProxy } from '../support/pause-proxy.js';
+
+const STATEMENT_TIMEOUT_MS = 400;
+const CONNECT_TIMEOUT_MS = 400;
+
+for (const dialect of DIALECTS.filter((name) => name !== 'sqlite')) {
+  describe(`database timeouts on ${dialect}`, () => {
+    let database: TestDatabase;
+    let proxy: PauseProxy;
+    let built: BuiltApp;
+    let api: TestApi;
+    beforeAll(async () => {
+      database = await createTestDatabase(dialect);
+      const url = new URL(database.url);
+      proxy = await startPauseProxy(url.hostname, Number(url.port || (dialect === 'postgres' ? 5432 : 3306)));
+      url.port = String(proxy.port);
+      const config = { ...database.config, url: url.toString() } as TestDatabase['config'];
+      built = await buildApp(testConfig({ ...database, config }, { dbConnectTimeoutMs: CONNECT_TIMEOUT_MS, dbStatementTimeoutMs: STATEMENT_TIMEOUT_MS }));
+      api = apiFor(built);
+      await api.collection({ name: 'items', fields: [{ name: 'n', type: 'integer' }] });
+    });
+    afterAll(async () => {
+      proxy?.thaw();
+      await built?.close();
+      await proxy?.close();
+      await database?.drop();
+    });
+
+    it('ends a statement that runs past CORRAL_DB_STATEMENT_TIMEOUT_MS as 503 DATABASE_UNAVAILABLE', async () => {
+      const slow = dialect === 'postgres' ? sql`select pg_sleep(3)` : sql`select sleep(3)`;
+      const started = Date.now();
+      const error = await slow.execute(built.database.db).then(() => undefined, (caught: unknown) => caught);
+      expect(Date.now() - started).toBeLessThan(2500);
+      expect(toApiError(error, dialect, 'r1').code).toBe('DATABASE_UNAVAILABLE');
+      // The pool is still usable afterwards.
+      expect((await api.get('/api/items:list')).status).toBe(200);
+    });
+
+    it('answers 503 within the timeouts while the database is frozen, /readyz within 2 s, then recovers', async () => {
+      expect((await api.get('/readyz')).status).toBe(200);
+      proxy.freeze();
+      try {
+        let started = Date.now();
+        const ready = await api.get('/readyz');
+        expect(Date.now() - started).toBeLessThan(2000);
+        expect(READYZ_TIMEOUT_MS).toBeLessThan(2000);
+        expect(ready.status).toBe(503);
+        expect(ready.body.errors[0].code).toBe('DATABASE_UNAVAILABLE');
+        started = Date.now();
+        const replies = await Promise.all([api.get('/api/items:list'), api.post('/api/items:create', { n: 1 })]);
+        expect(Date.now() - started).toBeLessThan(STATEMENT_TIMEOUT_MS + CONNECT_TIMEOUT_MS + 2500);
+        for (const reply of replies) {
+          expect(reply.status, reply.text).toBe(503);
+          expect(reply.body.errors[0].code).toBe('DATABASE_UNAVAILABLE');
+        }
+      } finally {
+        proxy.thaw();
+      }
+      let recovered = false;
+      for (let attempt = 0; attempt < 40 && !recovered; attempt++) {
+        recovered = (await api.get('/api/items:list')).status === 200;
+        if (!recovered) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(recovered).toBe(true);
+      expect((await api.get('/readyz')).status).toBe(200);
+    });
+  });
+}
+
+if (DIALECTS.every((name) => name === 'sqlite')) {
+  describe.skip('database timeouts (PostgreSQL and MySQL only)', () => {
+    it('needs a network database', () => undefined);
+  });
+}
