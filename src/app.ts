@@ -155,7 +155,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const changes = new ChangeFeed(database, {
     pollMs: config.changesPollMs ?? DEFAULT_CHANGES_POLL_MS,
     retentionMs: config.changesRetentionMs ?? DEFAULT_CHANGES_RETENTION_MS,
-    ...(config.database.dialect === 'postgres' ? { listenUrl: config.database.url } : {}),
+    ...(config.database.dialect === 'postgres' ? { listenUrl: config.database.url, connectMs: config.dbConnectTimeoutMs } : {}),
     log: app.log,
   });
   const webhooks = new WebhookService(database, changes, {

@@ -64,6 +64,8 @@ export interface FeedOptions {
   readonly retentionMs: number;
   /** PostgreSQL URL for a LISTEN connection (postgres only). */
   readonly listenUrl?: string;
+  /** How long opening the LISTEN connection may take (CORRAL_DB_CONNECT_TIMEOUT_MS). */
+  readonly connectMs?: number;
   readonly log: FeedLog;
 }
 
@@ -103,7 +105,7 @@ export class ChangeFeed {
 
   async #listen(url: string): Promise<void> {
     const { default: pg } = await import('pg');
-    const client = new pg.Client({ connectionString: url });
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: this.options.connectMs ?? 5000, keepAlive: true });
     client.on('error', (error) => this.options.log.error({ err: error }, 'the change feed LISTEN connection failed; polling continues'));
     client.on('notification', () => this.wake());
     try {
@@ -112,7 +114,7 @@ export class ChangeFeed {
       this.#listener = { end: () => client.end() };
     } catch (error) {
       this.options.log.error({ err: error }, 'LISTEN on the change feed failed; polling continues');
-      await client.end().catch(() => undefined);
+      await client.end().catch((endError: unknown) => this.options.log.error({ err: endError }, 'closing the failed LISTEN connection failed'));
     }
   }
 
@@ -243,6 +245,6 @@ export class ChangeFeed {
     await this.#reading;
     for (const subscriber of this.#subscribers) subscriber.drop();
     this.#subscribers.clear();
-    await this.#listener?.end().catch(() => undefined);
+    await this.#listener?.end().catch((error: unknown) => this.options.log.error({ err: error }, 'closing the LISTEN connection failed'));
   }
 }
