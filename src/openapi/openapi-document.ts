@@ -95,7 +95,7 @@ export function buildOpenApiDocument(snapshot: SchemaSnapshot, options: Document
         'Every error answers the one `corral.Error` body.',
     },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
-    tags: [{ name: 'service' }, { name: 'schema' }, ...tags],
+    tags: [{ name: 'service' }, { name: 'schema' }, { name: 'events', description: 'the change feed and webhooks' }, ...tags],
     paths,
     components: { schemas, parameters: parameterComponents(), responses: errorResponseComponents() },
   };
