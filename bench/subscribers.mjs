@@ -2,7 +2,7 @@
 // The change feed under load: create throughput with and without 50 open subscribers, and
 // commit-to-subscriber latency (p50/p99). Standalone; runs the built server (npm run build).
 //
-//   node bench/subscribers.mjs [--db=sqlite|postgres] [--duration=S] [--subscribers=N] [--connections=N]
+//   node bench/subscribers.mjs [--db=sqlite|postgres] [--duration=S] [--subscribers=N] [--connections=N] [--workers=N]
 //   env: BENCH_PG_URL  admin URL of the PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres)
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
@@ -21,6 +21,7 @@ const { values: opts } = parseArgs({
     duration: { type: 'string', default: '8' },
     subscribers: { type: 'string', default: '50' },
     connections: { type: 'string', default: '10' },
+    workers: { type: 'string', default: '1' },
   },
 });
 const duration = Number(opts.duration);
@@ -119,9 +120,11 @@ const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 10
 
 const db = await database();
 const port = await freePort();
-const child = spawn(process.execPath, [join(ROOT, 'bin', 'corral.js'), 'start'], {
+// BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server.
+const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin', 'corral.js'), 'start'], {
   cwd: ROOT,
-  env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_URL: db.url },
+  env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATABASE_URL: db.url, CORRAL_WORKERS: opts.workers },
   stdio: ['ignore', 'inherit', 'inherit'],
 });
 const base = `http://127.0.0.1:${port}`;
@@ -155,6 +158,7 @@ try {
   const report = {
     db: opts.db,
     connections,
+    workers: Number(opts.workers),
     durationS: duration,
     subscribers: subscriberCount,
     createPerSecWithout: Math.round(without),

@@ -27,9 +27,8 @@ import { Store, type StoreOptions } from './store/store.js';
 import { referencesOf } from './store/cascades.js';
 import { ChangeFeed, DEFAULT_CHANGES_POLL_MS, DEFAULT_CHANGES_RETENTION_MS } from './changes/change-feed.js';
 import { ensureChangesTables } from './changes/changes-table.js';
-import type { EventGuard } from './changes/event-guard.js';
 import { outboxHook } from './changes/outbox.js';
-import { DEFAULT_WEBHOOK_RETRY_BASE_MS, ensureWebhookTables, WebhookService } from './webhooks/webhook-service.js';
+import { DEFAULT_WEBHOOK_RETRY_BASE_MS, ensureWebhookTables, WebhookService, type RootCheck } from './webhooks/webhook-service.js';
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -114,8 +113,12 @@ export interface BuildOptions {
   logStream?: { write(line: string): void };
   /** The scope source of each request (tests inject one until roles exist). */
   readonly store?: StoreOptions;
-  /** What a caller may see of change events (the permission seam; none: everything). */
-  readonly eventGuard?: EventGuard;
+  /**
+   * Whether a request comes from root: `webhooks` is a root-only collection (403 FORBIDDEN for
+   * anyone else). None: everyone counts as root, as long as there are no roles. What a caller
+   * sees of the change feed follows its store scopes (`store.scopes`), like every read.
+   */
+  readonly isRoot?: RootCheck;
 }
 
 /** The composition root: the only module that sees every other one. */
@@ -311,7 +314,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         log: request.log,
         changes,
         webhooks,
-        ...(options.eventGuard === undefined ? {} : { eventGuard: options.eventGuard }),
+        ...(options.isRoot === undefined ? {} : { isRoot: options.isRoot }),
       });
     };
     const result = await retryIfSchemaMoved(runAction, schema, database.dialect, request.log);

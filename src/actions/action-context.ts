@@ -2,8 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { ChangeFeed } from '../changes/change-feed.js';
-import type { EventGuard } from '../changes/event-guard.js';
-import type { WebhookService } from '../webhooks/webhook-service.js';
+import type { RootCheck, WebhookService } from '../webhooks/webhook-service.js';
 import type { ApiRequest } from '../request/api-request.js';
 import type { SchemaManager } from '../schema/schema-manager.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
@@ -22,8 +21,8 @@ export interface ActionContext {
   readonly log: FastifyBaseLogger;
   /** This node's reader of the change feed (subscribe, changes:list). */
   readonly changes?: ChangeFeed;
-  /** What the caller may see of events (the permission seam; none: everything). */
-  readonly eventGuard?: EventGuard;
+  /** Whether the caller may use the root-only `webhooks` collection (none: everyone may, as long as there are no roles). */
+  readonly isRoot?: RootCheck;
   /** The webhooks system collection and its delivery loop. */
   readonly webhooks?: WebhookService;
 }

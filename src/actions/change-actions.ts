@@ -4,9 +4,8 @@ import { ApiError } from '../errors/api-error.js';
 import { bindFilter } from '../plan/bind-filter.js';
 import { bindReadShape } from '../plan/bind-read-shape.js';
 import { evaluateFilter } from '../plan/evaluate-filter.js';
-import { and, type FilterNode } from '../plan/filter-node.js';
+import type { FilterNode } from '../plan/filter-node.js';
 import type { Collection, Item } from '../schema/collection.js';
-import { scopeWhere } from '../store/scope.js';
 import type { ActionContext, ActionResult } from './action-context.js';
 
 function feedOf(ctx: ActionContext): ChangeFeed {
@@ -14,40 +13,59 @@ function feedOf(ctx: ActionContext): ChangeFeed {
   return ctx.changes;
 }
 
-/** Filters of the feed are evaluated on each event's row: only the collection's own fields. */
-function rowOnly(node: FilterNode): void {
+/** Whether a filter tests only the collection's own fields (the feed evaluates it on each event's row). */
+function rowOnly(node: FilterNode): boolean {
   switch (node.kind) {
     case 'exists':
     case 'linkedThrough':
-      throw new ApiError('FILTER_INVALID', 'a subscribe filter takes fields of the collection itself, not association paths');
+      return false;
     case 'and':
     case 'or':
-      for (const item of node.items) rowOnly(item);
-      return;
+      return node.items.every(rowOnly);
     case 'not':
-      rowOnly(node.item);
-      return;
+      return rowOnly(node.item);
     default:
-      return;
+      return true;
   }
 }
 
+/** What a caller's view of a collection's events is built from. */
+interface EventView {
+  /** The event as this caller sees it, or undefined when it is not shown. */
+  readonly accept: (event: ChangeEvent) => ChangeEvent | undefined;
+  /** Set when `accept` depends on the request's parameters only (no scope): a key for sharing renders. */
+  readonly key?: string;
+}
+
 /**
- * How one caller sees the events of one collection: the permission guard and the caller's
- * scope first, then `filter` on the row, then `fields` narrowing `data`. Undefined: skipped.
+ * How one caller sees the events of one collection, through the same seam as every read (the
+ * store's ScopeProvider): only rows matching its scope's `where` (evaluated on the event's
+ * row), only the fields of its scope's `fields` (the key stays in `key`), then `filter` (on
+ * what it may read: a hidden field counts as absent) and `fields` narrowing `data` further.
  */
-function eventView(ctx: ActionContext, collection: Collection, filter?: FilterNode, fields?: readonly string[]): (event: ChangeEvent) => ChangeEvent | undefined {
-  const guard = ctx.eventGuard?.(ctx.request, collection);
-  const where = and([scopeWhere(ctx.scopes, collection), filter ?? { kind: 'const', value: true }]);
-  rowOnly(where);
-  return (event) => {
-    const data = guard === undefined ? event.data : guard(event.data as Item);
-    if (data === undefined || !evaluateFilter(where, data as Item)) return undefined;
-    if (fields === undefined) return data === event.data ? event : { ...event, data };
-    const narrowed: Item = {};
-    for (const name of fields) if (Object.hasOwn(data, name)) narrowed[name] = (data as Item)[name]!;
-    return { ...event, data: narrowed };
+function eventView(ctx: ActionContext, collection: Collection, filter?: FilterNode, fields?: readonly string[]): EventView {
+  const scope = ctx.scopes.get(collection.name);
+  if (filter !== undefined && !rowOnly(filter)) throw new ApiError('FILTER_INVALID', 'a subscribe filter takes fields of the collection itself, not association paths');
+  // A scope through associations cannot be decided from the event's row: nothing is shown (fail closed).
+  if (scope !== undefined && !rowOnly(scope.where)) return { accept: () => undefined };
+  const readable = scope?.fields;
+  const shown = fields === undefined ? (readable === undefined ? undefined : [...readable]) : readable === undefined ? fields : fields.filter((name) => readable.has(name));
+  const accept = (event: ChangeEvent): ChangeEvent | undefined => {
+    const row = event.data as Item;
+    if (scope !== undefined && !evaluateFilter(scope.where, row)) return undefined;
+    const visible = readable === undefined ? row : narrow(row, readable);
+    if (filter !== undefined && !evaluateFilter(filter, visible)) return undefined;
+    if (shown === undefined) return event;
+    return { ...event, data: narrow(row, shown) };
   };
+  if (scope !== undefined) return { accept };
+  return { accept, key: JSON.stringify([collection.name, ctx.request.params.filter ?? null, ctx.request.params.timeZone ?? null, fields ?? null]) };
+}
+
+function narrow(row: Item, names: Iterable<string>): Item {
+  const out: Item = {};
+  for (const name of names) if (Object.hasOwn(row, name)) out[name] = row[name]!;
+  return out;
 }
 
 /** `GET /api/<c>:subscribe`: the collection's events as Server-Sent Events, from `after` (or now). */
@@ -56,7 +74,7 @@ export async function subscribeAction(ctx: ActionContext, collection: Collection
   const { params } = ctx.request;
   const filter = params.filter === undefined ? undefined : bindFilter(params.filter, collection, params.timeZone);
   const fields = params.fields === undefined && params.except === undefined ? undefined : bindReadShape(collection, params.fields, params.except).output.map((field) => field.name);
-  const accept = eventView(ctx, collection, filter, fields);
+  const view = eventView(ctx, collection, filter, fields);
   let after: number;
   if (params.after === undefined) after = await feed.lastId();
   else {
@@ -65,7 +83,8 @@ export async function subscribeAction(ctx: ActionContext, collection: Collection
   }
   return {
     kind: 'events',
-    open: (request, response, headers) => openEventStream(feed, request, response, { collection: collection.name, after, accept, headers, log: ctx.log }),
+    open: (request, response, headers) =>
+      openEventStream(feed, request, response, { collection: collection.name, after, accept: view.accept, ...(view.key === undefined ? {} : { view: view.key }), headers, log: ctx.log }),
   };
 }
 
@@ -82,7 +101,7 @@ export async function changesListAction(ctx: ActionContext): Promise<ActionResul
   }
   const rows = await feed.readAfter(after, params.pageSize + 1, collection?.name);
   const hasNext = rows.length > params.pageSize;
-  const views = new Map<string, ((event: ChangeEvent) => ChangeEvent | undefined) | undefined>();
+  const views = new Map<string, EventView | undefined>();
   const items: ChangeEvent[] = [];
   for (const row of rows.slice(0, params.pageSize)) {
     if (!views.has(row.collection)) {
@@ -91,7 +110,8 @@ export async function changesListAction(ctx: ActionContext): Promise<ActionResul
     }
     const view = views.get(row.collection);
     const event = toEvent(row);
-    const seen = view === undefined ? (ctx.eventGuard === undefined ? event : undefined) : view(event);
+    // A collection dropped since: its events are shown only to an unscoped caller.
+    const seen = view === undefined ? (ctx.scopes.size === 0 ? event : undefined) : view.accept(event);
     if (seen !== undefined) items.push(seen);
   }
   return { kind: 'page', items, paging: { page: 1, pageSize: params.pageSize, hasNext } };

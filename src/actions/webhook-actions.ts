@@ -4,10 +4,11 @@ import type { ActionContext, ActionResult } from './action-context.js';
 
 /**
  * The `webhooks` system collection: list, get, create, update, destroy, and
- * `webhooks/<id>/deliveries:list`. The secret is written, never returned. Root-only once
- * roles exist (the permission seam is the request's scopes: not wired yet).
+ * `webhooks/<id>/deliveries:list`. The secret is written, never returned. Root-only: a
+ * request `ctx.isRoot` does not accept is 403 FORBIDDEN (no check given: everyone is root).
  */
 function serviceOf(ctx: ActionContext): WebhookService {
+  if (ctx.isRoot !== undefined && !ctx.isRoot(ctx.request)) throw new ApiError('FORBIDDEN', 'webhooks are for root only');
   if (ctx.webhooks === undefined) throw new ApiError('ACTION_NOT_FOUND', 'webhooks are not running on this node');
   return ctx.webhooks;
 }

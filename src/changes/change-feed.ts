@@ -47,10 +47,19 @@ function parseEvent(row: ChangeRow): ChangeEvent {
 export interface FeedSubscriber {
   /** The collection it follows. */
   readonly collection: string;
+  /**
+   * How it renders events, when that depends on nothing but the events: subscribers with the
+   * same view given the same events write the same bytes, so the fan-out renders them once.
+   */
+  readonly view?: string;
   /** The last event id it has been given. */
   cursor: number;
-  /** Takes events in id order (only those after `cursor`, of its collection). Returns false to be dropped. */
-  deliver(rows: readonly ChangeRow[]): boolean;
+  /**
+   * Takes events in id order (only those after `cursor`, of its collection). `shared` holds
+   * what other subscribers of the same view rendered from the same events in this fan-out.
+   * Returns false to be dropped.
+   */
+  deliver(rows: readonly ChangeRow[], shared?: Map<string, Buffer>): boolean;
   /** Called once when the feed drops it (closing, or deliver returned false). */
   drop(): void;
 }
@@ -81,6 +90,8 @@ export class ChangeFeed {
   #last = 0;
   #reading: Promise<void> | undefined;
   #again = false;
+  /** A read is scheduled FEED_BATCH_MS after the first wake, collecting the commits meanwhile. */
+  #batch: NodeJS.Timeout | undefined;
   #timer: NodeJS.Timeout | undefined;
   #pruneTimer: NodeJS.Timeout | undefined;
   #listener: { end(): Promise<void> } | undefined;
@@ -93,7 +104,7 @@ export class ChangeFeed {
 
   async start(): Promise<void> {
     this.#last = await this.lastId();
-    this.#timer = setInterval(() => this.wake(), this.options.pollMs);
+    this.#timer = setInterval(() => this.#poll(), this.options.pollMs);
     this.#timer.unref();
     this.#pruneTimer = setInterval(() => {
       void this.prune().catch((error: unknown) => this.options.log.error({ err: error }, 'pruning the change feed failed'));
@@ -181,8 +192,38 @@ export class ChangeFeed {
     return this.#subscribers.size;
   }
 
-  /** Reads new events now (coalesced: one read at a time, one more if woken meanwhile). */
+  /**
+   * A commit happened here or (NOTIFY, another worker) elsewhere: with subscribers, read the
+   * outbox FEED_BATCH_MS from now, so the commits of that window reach every subscriber in
+   * one read and one socket write each. With none, there is nothing to do until the next poll.
+   */
   wake(): void {
+    if (this.#closed || this.#subscribers.size === 0 || this.#batch !== undefined) return;
+    this.#batch = setTimeout(() => {
+      this.#batch = undefined;
+      this.#readNow();
+    }, FEED_BATCH_MS);
+    this.#batch.unref();
+  }
+
+  /** The periodic read: events another node committed, or (no subscriber) the position only. */
+  #poll(): void {
+    if (this.#subscribers.size === 0 && this.#reading === undefined) {
+      this.#reading = this.lastId()
+        .then((last) => {
+          this.#last = Math.max(this.#last, last);
+        })
+        .catch((error: unknown) => this.options.log.error({ err: error }, 'reading the change feed position failed'))
+        .finally(() => {
+          this.#reading = undefined;
+        });
+      return;
+    }
+    this.#readNow();
+  }
+
+  /** Reads new events now (one read at a time; one more right after if asked meanwhile). */
+  #readNow(): void {
     if (this.#closed) return;
     if (this.#reading !== undefined) {
       this.#again = true;
@@ -194,7 +235,7 @@ export class ChangeFeed {
         this.#reading = undefined;
         if (this.#again) {
           this.#again = false;
-          setTimeout(() => this.wake(), FEED_BATCH_MS).unref();
+          this.wake();
         }
       });
   }
@@ -202,7 +243,7 @@ export class ChangeFeed {
   /** Resolves once every event committed before the call has been dispatched. */
   async settle(): Promise<void> {
     while (this.#reading !== undefined) await this.#reading;
-    this.wake();
+    this.#readNow();
     while (this.#reading !== undefined) await this.#reading;
   }
 
@@ -227,9 +268,18 @@ export class ChangeFeed {
       if (list === undefined) byCollection.set(row.collection, [row]);
       else list.push(row);
     }
+    // Renders of the whole batch of a collection, by view: serialised once, written to many.
+    const shared = new Map<string, Buffer>();
     for (const subscriber of this.#subscribers) {
-      const events = byCollection.get(subscriber.collection)?.filter((row) => row.id > subscriber.cursor) ?? [];
-      if (events.length > 0 && !subscriber.deliver(events)) {
+      const all = byCollection.get(subscriber.collection);
+      let delivered = true;
+      if (all !== undefined) {
+        // A subscriber that caught up inside this batch takes only the rest (rendered for it alone).
+        const whole = all[0]!.id > subscriber.cursor;
+        const events = whole ? all : all.filter((row) => row.id > subscriber.cursor);
+        if (events.length > 0) delivered = subscriber.deliver(events, whole ? shared : undefined);
+      }
+      if (!delivered) {
         this.#subscribers.delete(subscriber);
         subscriber.drop();
         continue;
@@ -241,6 +291,7 @@ export class ChangeFeed {
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#timer !== undefined) clearInterval(this.#timer);
+    if (this.#batch !== undefined) clearTimeout(this.#batch);
     if (this.#pruneTimer !== undefined) clearInterval(this.#pruneTimer);
     await this.#reading;
     for (const subscriber of this.#subscribers) subscriber.drop();

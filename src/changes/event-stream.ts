@@ -1,5 +1,6 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { ChangeEvent, ChangeFeed, FeedLog, FeedSubscriber } from './change-feed.js';
+import type { ChangeRow } from './changes-table.js';
 import { toEvent } from './change-feed.js';
 
 /** A comment line this often keeps proxies from closing an idle stream. */
@@ -9,6 +10,8 @@ export const MAX_SUBSCRIBER_BUFFER_BYTES = 1024 * 1024;
 
 export interface EventStreamOptions {
   readonly collection: string;
+  /** Identifies `accept` when it depends on nothing but the event (see FeedSubscriber.view). */
+  readonly view?: string;
   /** Events after this id are sent. */
   readonly after: number;
   /** The event as this subscriber may see it (filter, fields, permissions), or undefined to skip it. */
@@ -53,17 +56,27 @@ export function openEventStream(feed: ChangeFeed, request: IncomingMessage, resp
     if (response.writableLength > MAX_SUBSCRIBER_BUFFER_BYTES) response.destroy();
     else response.end();
   };
+  const render = (rows: readonly ChangeRow[]): Buffer => {
+    let text = '';
+    for (const row of rows) {
+      const event = options.accept(toEvent(row));
+      if (event !== undefined) text += sseFrame(event);
+    }
+    return Buffer.from(text, 'utf8');
+  };
   const subscriber: FeedSubscriber = {
     collection: options.collection,
+    ...(options.view === undefined ? {} : { view: options.view }),
     cursor: options.after,
-    deliver(rows) {
+    deliver(rows, shared) {
       if (closed) return false;
-      let text = '';
-      for (const row of rows) {
-        const event = options.accept(toEvent(row));
-        if (event !== undefined) text += sseFrame(event);
+      const key = shared === undefined ? undefined : options.view;
+      let bytes = key === undefined ? undefined : shared!.get(key);
+      if (bytes === undefined) {
+        bytes = render(rows);
+        if (key !== undefined) shared!.set(key, bytes);
       }
-      if (text !== '') response.write(text);
+      if (bytes.length > 0) response.write(bytes);
       return response.writableLength <= MAX_SUBSCRIBER_BUFFER_BYTES;
     },
     drop: close,

@@ -1,16 +1,11 @@
-import { sql } from 'kysely';
 import type { Collection, Item, Row } from '../schema/collection.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
-import { DIALECT_TRAITS } from '../sql/dialect-traits.js';
-import type { Executor } from '../sql/select-rows.js';
-import type { Dialect } from '../schema/types.js';
 import { canonical } from '../store/canonical.js';
 import type { Change, ChangeSet } from '../store/change-set.js';
 import type { CommitHook, UnitOfWork } from '../store/unit-of-work.js';
-import { CHANGES_COUNTER_TABLE, CHANGES_TABLE, COUNTER_NAME } from './changes-table.js';
+import { insertOutboxRows } from './outbox-insert.js';
 
-/** The channel PostgreSQL nodes LISTEN on; a commit that wrote events notifies it. */
-export const CHANGES_CHANNEL = 'corral_changes';
+export { CHANGES_CHANNEL } from './outbox-insert.js';
 /** Outbox rows per INSERT statement. */
 export const OUTBOX_INSERT_CHUNK = 200;
 /** Keys per IN list when the outbox reads rows back. */
@@ -38,37 +33,12 @@ export function outboxHook(snapshotOf: () => SchemaSnapshot): CommitHook {
     if (changes.empty) return;
     const events = await pendingEvents(changes, unit, snapshotOf());
     if (events.length === 0) return;
-    const last = await allocateIds(unit.db, unit.dialect, events.length);
-    const first = last - events.length + 1;
     const at = Date.now();
-    const rows = events.map((event, index) => ({
-      id: first + index,
-      collection: event.collection,
-      action: event.action,
-      key: JSON.stringify(event.key),
-      data: JSON.stringify(event.data),
-      at,
-    }));
+    const rows = events.map((event) => ({ collection: event.collection, action: event.action, key: JSON.stringify(event.key), data: JSON.stringify(event.data) }));
     for (let start = 0; start < rows.length; start += OUTBOX_INSERT_CHUNK) {
-      await unit.db.insertInto(CHANGES_TABLE).values(rows.slice(start, start + OUTBOX_INSERT_CHUNK)).execute();
+      await insertOutboxRows(unit.db, unit.dialect, rows.slice(start, start + OUTBOX_INSERT_CHUNK), at);
     }
-    // Delivered by PostgreSQL only when (and if) the transaction commits.
-    if (unit.dialect === 'postgres') await sql`select pg_notify(${CHANGES_CHANNEL}, ${String(last)})`.execute(unit.db);
   };
-}
-
-/** Reserves `n` ids; the counter row stays locked until the transaction ends. Returns the last. */
-async function allocateIds(db: Executor, dialect: Dialect, n: number): Promise<number> {
-  await db
-    .updateTable(CHANGES_COUNTER_TABLE)
-    .set({ last: sql`last + ${n}` })
-    .where('name', '=', COUNTER_NAME)
-    .execute();
-  let query = db.selectFrom(CHANGES_COUNTER_TABLE).select('last').where('name', '=', COUNTER_NAME);
-  if (DIALECT_TRAITS[dialect].rowLocks) query = query.forUpdate();
-  const [row] = (await query.execute()) as { last: unknown }[];
-  if (row === undefined) throw new Error(`${CHANGES_COUNTER_TABLE} has no counter row`);
-  return Number(row.last);
 }
 
 async function pendingEvents(changes: ChangeSet, unit: UnitOfWork, snapshot: SchemaSnapshot): Promise<PendingEvent[]> {

@@ -4,6 +4,7 @@ import type { Database, Db } from '../db/database.js';
 import { ApiError } from '../errors/api-error.js';
 import type { ChangeFeed, FeedLog } from '../changes/change-feed.js';
 import { toEvent } from '../changes/change-feed.js';
+import type { ApiRequest } from '../request/api-request.js';
 import type { Dialect } from '../schema/types.js';
 import { checkWebhookUrl } from './webhook-url.js';
 
@@ -109,6 +110,9 @@ function stringList(value: unknown, name: string, allowed?: readonly string[]): 
   }
   return value as string[];
 }
+
+/** The root-only seam of `webhooks`: whether this request comes from root (see BuildOptions.isRoot). */
+export type RootCheck = (request: ApiRequest) => boolean;
 
 /**
  * Webhooks: their rows, and the delivery loop. Each webhook's deliveries are run by the node
