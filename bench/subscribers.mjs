@@ -2,11 +2,13 @@
 // The change feed under load: create throughput with and without 50 open subscribers, and
 // commit-to-subscriber latency (p50/p99). Standalone; runs the built server (npm run build).
 //
-//   node bench/subscribers.mjs [--db=sqlite|postgres] [--duration=S] [--subscribers=N] [--connections=N] [--workers=N]
+//   node bench/subscribers.mjs [--db=sqlite|postgres] [--duration=S] [--subscribers=N] [--connections=N] [--workers=N] [--rounds=N]
+//   Rounds alternate a run without subscribers and one with them (the machine's load drifts);
+//   the report gives the median of each and the latency over every run with subscribers.
 //   env: BENCH_PG_URL  admin URL of the PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres)
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -22,6 +24,7 @@ const { values: opts } = parseArgs({
     subscribers: { type: 'string', default: '50' },
     connections: { type: 'string', default: '10' },
     workers: { type: 'string', default: '1' },
+    rounds: { type: 'string', default: '3' },
   },
 });
 const duration = Number(opts.duration);
@@ -103,7 +106,14 @@ function subscribe(base, onEvent, onCount) {
   });
 }
 
+/** CPU seconds the server process has used (user + system), from /proc (Linux). */
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 async function createRun(base) {
+  const cpuBefore = cpuSeconds(child.pid);
   const result = await autocannon({
     url: `${base}/api/bench_items:create`,
     method: 'POST',
@@ -113,7 +123,8 @@ async function createRun(base) {
     duration,
   });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`create run: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return result.requests.average;
+  const cpu = cpuSeconds(child.pid) - cpuBefore;
+  return { rps: result.requests.average, cpuUsPerCreate: (cpu * 1e6) / result.requests.total };
 }
 
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -139,21 +150,31 @@ try {
   await post(base, '/api/collections:create', { name: 'bench_items', fields: [{ name: 'title', type: 'string' }, { name: 'views', type: 'integer' }] });
   log(`warm-up, then ${duration} s of creates on ${connections} connections (${opts.db})`);
   await createRun(base);
-  const without = await createRun(base);
   const latencies = [];
   let received = 0;
-  const closers = [];
-  for (let i = 0; i < subscriberCount; i++) {
-    const count = () => received++;
-    const timed = (event, arrived) => {
-      received++;
-      latencies.push(arrived - Date.parse(event.at));
-    };
-    closers.push(await subscribe(base, i === 0 ? timed : undefined, count));
+  const withouts = [];
+  const withs = [];
+  for (let round = 0; round < Number(opts.rounds); round++) {
+    withouts.push(await createRun(base));
+    const closers = [];
+    for (let i = 0; i < subscriberCount; i++) {
+      const count = () => received++;
+      const timed = (event, arrived) => {
+        received++;
+        latencies.push(arrived - Date.parse(event.at));
+      };
+      closers.push(await subscribe(base, i === 0 ? timed : undefined, count));
+    }
+    withs.push(await createRun(base));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (const close of closers) close();
+    log(`round ${round + 1}: without ${Math.round(withouts.at(-1).rps)}/s ${Math.round(withouts.at(-1).cpuUsPerCreate)} µs CPU each, with ${Math.round(withs.at(-1).rps)}/s ${Math.round(withs.at(-1).cpuUsPerCreate)} µs CPU each`);
   }
-  const withSubs = await createRun(base);
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  for (const close of closers) close();
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const without = median(withouts.map((run) => run.rps));
+  const withSubs = median(withs.map((run) => run.rps));
+  const cpuWithout = median(withouts.map((run) => run.cpuUsPerCreate));
+  const cpuWith = median(withs.map((run) => run.cpuUsPerCreate));
   latencies.sort((a, b) => a - b);
   const report = {
     db: opts.db,
@@ -164,7 +185,12 @@ try {
     createPerSecWithout: Math.round(without),
     createPerSecWith: Math.round(withSubs),
     ratio: Math.round((withSubs / without) * 100) / 100,
-    eventsPerSubscriber: Math.round(received / subscriberCount),
+    // Server CPU per create: what the subscribers cost, whatever else loads the machine.
+    cpuUsPerCreateWithout: Math.round(cpuWithout),
+    cpuUsPerCreateWith: Math.round(cpuWith),
+    cpuRatio: Math.round((cpuWithout / cpuWith) * 100) / 100,
+    rounds: withouts.map((run, index) => ({ without: Math.round(run.rps), with: Math.round(withs[index].rps) })),
+    eventsPerSubscriberRun: Math.round(received / subscriberCount / withs.length),
     latencyMs: { p50: pct(latencies, 50), p99: pct(latencies, 99), max: latencies.at(-1), samples: latencies.length },
   };
   console.log(JSON.stringify(report, null, 2));

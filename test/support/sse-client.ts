@@ -10,6 +10,8 @@ export interface SseEvent {
 export interface SseClient {
   readonly events: SseEvent[];
   readonly status: Promise<number>;
+  /** The `x-corral-worker` header of the answer (which worker serves the stream), '' without one. */
+  readonly worker: Promise<string>;
   /** Resolves once `events` holds at least `n` events (rejects after `timeoutMs`). */
   waitFor(n: number, timeoutMs?: number): Promise<void>;
   /** Resolves when the server ends the stream. */
@@ -22,11 +24,14 @@ export function openSse(url: string, headers: Record<string, string> = {}): SseC
   const waiters: (() => void)[] = [];
   let req!: ClientRequest;
   let resolveStatus!: (status: number) => void;
+  let resolveWorker!: (worker: string) => void;
+  const worker = new Promise<string>((resolve) => (resolveWorker = resolve));
   let resolveEnded!: () => void;
   const status = new Promise<number>((resolve) => (resolveStatus = resolve));
   const ended = new Promise<void>((resolve) => (resolveEnded = resolve));
   req = httpRequest(url, { headers: { accept: 'text/event-stream', ...headers } }, (res) => {
     resolveStatus(res.statusCode ?? 0);
+    resolveWorker(String(res.headers['x-corral-worker'] ?? ''));
     res.setEncoding('utf8');
     let buffer = '';
     res.on('data', (chunk: string) => {
@@ -51,6 +56,7 @@ export function openSse(url: string, headers: Record<string, string> = {}): SseC
   });
   req.on('error', () => {
     resolveStatus(0);
+    resolveWorker('');
     resolveEnded();
   });
   req.end();
@@ -65,5 +71,5 @@ export function openSse(url: string, headers: Record<string, string> = {}): SseC
       };
       check();
     });
-  return { events, status, ended, waitFor, close: () => req.destroy() };
+  return { events, status, worker, ended, waitFor, close: () => req.destroy() };
 }
