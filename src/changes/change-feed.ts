@@ -4,6 +4,7 @@ import { ApiError } from '../errors/api-error.js';
 import type { JsonValue } from '../schema/types.js';
 import { CHANGES_COUNTER_TABLE, CHANGES_TABLE, COUNTER_NAME, toChangeRow, type ChangeRow } from './changes-table.js';
 import { CHANGES_CHANNEL } from './outbox.js';
+import { publishPending } from './outbox-insert.js';
 
 /** Events one read of the outbox returns at most (the reader loops while pages are full). */
 export const FEED_READ_PAGE = 1000;
@@ -131,12 +132,15 @@ export class ChangeFeed {
 
   /** The highest event id committed so far. */
   async lastId(): Promise<number> {
+    await publishPending(this.database.db, this.database.dialect);
     const [row] = await this.database.db.selectFrom(CHANGES_TABLE).select((eb) => eb.fn.max('id').as('last')).execute();
     return row?.last === null || row?.last === undefined ? 0 : Number(row.last);
   }
 
   /** Events after `after` in id order (of one collection, if given). */
   async readAfter(after: number, limit: number, collection?: string): Promise<ChangeRow[]> {
+    // PostgreSQL: number the events of the transactions finished so far first.
+    await publishPending(this.database.db, this.database.dialect);
     let query = this.database.db.selectFrom(CHANGES_TABLE).selectAll().where('id', '>', after);
     if (collection !== undefined) query = query.where('collection', '=', collection);
     const rows = await query.orderBy('id').limit(limit).execute();
@@ -154,6 +158,7 @@ export class ChangeFeed {
   async prune(now = Date.now()): Promise<number> {
     const cutoff = now - this.options.retentionMs;
     const { db } = this.database;
+    await publishPending(db, this.database.dialect);
     const [row] = await db.selectFrom(CHANGES_TABLE).select((eb) => eb.fn.max('id').as('upTo')).where('at', '<', cutoff).execute();
     if (row?.upTo === null || row?.upTo === undefined) return 0;
     const upTo = Number(row.upTo);
@@ -195,10 +200,14 @@ export class ChangeFeed {
   /**
    * A commit happened here or (NOTIFY, another worker) elsewhere: with subscribers, read the
    * outbox FEED_BATCH_MS from now, so the commits of that window reach every subscriber in
-   * one read and one socket write each. With none, there is nothing to do until the next poll.
+   * one read and one socket write each. With none, there is nothing to do until the next poll
+   * (except on PostgreSQL: the events are published, see below).
    */
   wake(): void {
-    if (this.#closed || this.#subscribers.size === 0 || this.#batch !== undefined) return;
+    if (this.#closed || this.#batch !== undefined) return;
+    // PostgreSQL numbers events when a reader publishes them (publishPending): the node that
+    // wrote them does, subscribers or not, so other nodes are notified and lists see them.
+    if (this.#subscribers.size === 0 && this.database.dialect !== 'postgres') return;
     this.#batch = setTimeout(() => {
       this.#batch = undefined;
       this.#readNow();

@@ -7,6 +7,11 @@ export const CHANGES_TABLE = 'corral_changes';
 /** One row (`name = 'changes'`): the last event id handed out and the highest id pruned. */
 export const CHANGES_COUNTER_TABLE = 'corral_change_counter';
 export const COUNTER_NAME = 'changes';
+/**
+ * PostgreSQL only: events written but not numbered yet. Ids are given when committed rows are
+ * published (publishPending), so writers never wait on one another for the outbox.
+ */
+export const CHANGES_PENDING_TABLE = 'corral_changes_pending';
 
 /** A stored event as the table holds it. */
 export interface ChangeRow {
@@ -53,6 +58,20 @@ export async function ensureChangesTables(db: Db, dialect: Dialect): Promise<voi
       .addColumn('pruned', 'bigint', (c) => c.notNull())
       .execute(),
   );
+  if (dialect === 'postgres') {
+    await tryCreate(() =>
+      db.schema
+        .createTable(CHANGES_PENDING_TABLE)
+        .ifNotExists()
+        .addColumn('seq', 'bigserial', (c) => c.primaryKey())
+        .addColumn('collection', 'varchar(255)', (c) => c.notNull())
+        .addColumn('action', 'varchar(16)', (c) => c.notNull())
+        .addColumn('key', 'varchar(512)', (c) => c.notNull())
+        .addColumn('data', text, (c) => c.notNull())
+        .addColumn('at', 'bigint', (c) => c.notNull())
+        .execute(),
+    );
+  }
   const existing = await db.selectFrom(CHANGES_COUNTER_TABLE).select('name').where('name', '=', COUNTER_NAME).execute();
   if (existing.length === 0) {
     try {
