@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database } from '../db/database.js';
 import { ApiError } from '../errors/api-error.js';
@@ -97,6 +98,8 @@ export class ChangeFeed {
   #pruneTimer: NodeJS.Timeout | undefined;
   #listener: { end(): Promise<void> } | undefined;
   #closed = false;
+  /** Sent with this node's NOTIFYs, so its own LISTEN ignores them (it has read already). */
+  readonly #node = randomUUID();
 
   constructor(
     readonly database: Database,
@@ -119,7 +122,9 @@ export class ChangeFeed {
     const { default: pg } = await import('pg');
     const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: this.options.connectMs ?? 5000, keepAlive: true });
     client.on('error', (error) => this.options.log.error({ err: error }, 'the change feed LISTEN connection failed; polling continues'));
-    client.on('notification', () => this.wake());
+    client.on('notification', (message) => {
+      if (message.payload !== this.#node) this.wake();
+    });
     try {
       await client.connect();
       await client.query(`listen ${CHANGES_CHANNEL}`);
@@ -132,7 +137,7 @@ export class ChangeFeed {
 
   /** The highest event id committed so far. */
   async lastId(): Promise<number> {
-    await publishPending(this.database.db, this.database.dialect);
+    await publishPending(this.database.db, this.database.dialect, this.#node);
     const [row] = await this.database.db.selectFrom(CHANGES_TABLE).select((eb) => eb.fn.max('id').as('last')).execute();
     return row?.last === null || row?.last === undefined ? 0 : Number(row.last);
   }
@@ -140,7 +145,7 @@ export class ChangeFeed {
   /** Events after `after` in id order (of one collection, if given). */
   async readAfter(after: number, limit: number, collection?: string): Promise<ChangeRow[]> {
     // PostgreSQL: number the events of the transactions finished so far first.
-    await publishPending(this.database.db, this.database.dialect);
+    await publishPending(this.database.db, this.database.dialect, this.#node);
     let query = this.database.db.selectFrom(CHANGES_TABLE).selectAll().where('id', '>', after);
     if (collection !== undefined) query = query.where('collection', '=', collection);
     const rows = await query.orderBy('id').limit(limit).execute();
@@ -158,7 +163,7 @@ export class ChangeFeed {
   async prune(now = Date.now()): Promise<number> {
     const cutoff = now - this.options.retentionMs;
     const { db } = this.database;
-    await publishPending(db, this.database.dialect);
+    await publishPending(db, this.database.dialect, this.#node);
     const [row] = await db.selectFrom(CHANGES_TABLE).select((eb) => eb.fn.max('id').as('upTo')).where('at', '<', cutoff).execute();
     if (row?.upTo === null || row?.upTo === undefined) return 0;
     const upTo = Number(row.upTo);

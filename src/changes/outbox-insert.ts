@@ -72,9 +72,10 @@ order by v.ord`.execute(db);
  * publications cannot move a row twice (the DELETE's row locks) and commit in the order of
  * their ids (the counter row's lock). So the set of numbered events only grows at the end, and
  * a reader resuming after id N misses nothing. When it moved events it NOTIFYs the other
- * nodes (one NOTIFY per publication, not per write). Other dialects number at write time.
+ * nodes (one NOTIFY per publication, not per write; the payload names the publishing node,
+ * whose own reader ignores it). Other dialects number at write time.
  */
-export async function publishPending(db: Executor, dialect: Dialect): Promise<void> {
+export async function publishPending(db: Executor, dialect: Dialect, node: string): Promise<void> {
   if (dialect !== 'postgres') return;
   await sql`with moved as (
   delete from ${sql.table(CHANGES_PENDING_TABLE)} returning seq, collection, action, key, data, at
@@ -84,5 +85,5 @@ c as (
 )
 insert into ${sql.table(CHANGES_TABLE)} (id, collection, action, key, data, at)
 select c.last - total.n + row_number() over (order by m.seq), m.collection, m.action, m.key, m.data, m.at
-from moved m cross join c cross join total cross join (select pg_notify(${CHANGES_CHANNEL}, '') from c) as notified`.execute(db);
+from moved m cross join c cross join total cross join (select pg_notify(${CHANGES_CHANNEL}, ${node}) from c) as notified`.execute(db);
 }
