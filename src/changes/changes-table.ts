@@ -29,15 +29,8 @@ export interface ChangeRow {
 /** Creates the outbox tables if missing (several nodes may race here: the loser finds them made). */
 export async function ensureChangesTables(db: Db, dialect: Dialect): Promise<void> {
   const text = dialect === 'mysql' ? sql`longtext` : sql`text`;
-  const tryCreate = async (run: () => Promise<unknown>): Promise<void> => {
-    try {
-      await run();
-    } catch (error) {
-      // A concurrent node created it between our check and our statement.
-      if (!(await tableExists(db))) throw error;
-    }
-  };
-  await tryCreate(() =>
+  const tryCreate = (table: string, run: () => Promise<unknown>): Promise<void> => createTableRacing(db, table, run);
+  await tryCreate(CHANGES_TABLE, () =>
     db.schema
       .createTable(CHANGES_TABLE)
       .ifNotExists()
@@ -49,7 +42,7 @@ export async function ensureChangesTables(db: Db, dialect: Dialect): Promise<voi
       .addColumn('at', 'bigint', (c) => c.notNull())
       .execute(),
   );
-  await tryCreate(() =>
+  await tryCreate(CHANGES_COUNTER_TABLE, () =>
     db.schema
       .createTable(CHANGES_COUNTER_TABLE)
       .ifNotExists()
@@ -59,7 +52,7 @@ export async function ensureChangesTables(db: Db, dialect: Dialect): Promise<voi
       .execute(),
   );
   if (dialect === 'postgres') {
-    await tryCreate(() =>
+    await tryCreate(CHANGES_PENDING_TABLE, () =>
       db.schema
         .createTable(CHANGES_PENDING_TABLE)
         .ifNotExists()
@@ -83,14 +76,38 @@ export async function ensureChangesTables(db: Db, dialect: Dialect): Promise<voi
   }
 }
 
-async function tableExists(db: Db): Promise<boolean> {
+/**
+ * Runs a CREATE TABLE IF NOT EXISTS that other nodes (or workers) starting at once on a fresh
+ * database may run too: PostgreSQL reports the loser's as a unique violation in its
+ * catalogue. The loser waits for the winner's table to appear instead of failing to start.
+ */
+export async function createTableRacing(db: Db, table: string, run: () => Promise<unknown>): Promise<void> {
   try {
-    await db.selectFrom(CHANGES_COUNTER_TABLE).select('name').limit(1).execute();
-    await db.selectFrom(CHANGES_TABLE).select('id').limit(1).execute();
-    return true;
-  } catch {
-    return false;
+    await run();
+  } catch (error) {
+    for (let attempt = 0; attempt < CREATE_RACE_ATTEMPTS; attempt++) {
+      if (await tableExists(db, table)) return;
+      await new Promise((resolve) => setTimeout(resolve, CREATE_RACE_WAIT_MS));
+    }
+    throw error;
   }
+}
+
+/** How often, and how long apart, a node that lost a CREATE TABLE race looks for the winner's table. */
+const CREATE_RACE_ATTEMPTS = 40;
+const CREATE_RACE_WAIT_MS = 50;
+
+/** Whether `table` can be read (false on the error a missing table gives). */
+async function tableExists(db: Db, table: string): Promise<boolean> {
+  return db
+    .selectFrom(table)
+    .select(sql`1`.as('one'))
+    .limit(1)
+    .execute()
+    .then(
+      () => true,
+      () => false,
+    );
 }
 
 /** Driver rows (bigint, numeric strings) to plain ChangeRows. */

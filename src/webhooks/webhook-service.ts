@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Database, Db } from '../db/database.js';
 import { ApiError } from '../errors/api-error.js';
 import type { ChangeFeed, FeedLog } from '../changes/change-feed.js';
+import { createTableRacing } from '../changes/changes-table.js';
 import { toEvent } from '../changes/change-feed.js';
 import type { ApiRequest } from '../request/api-request.js';
 import type { Dialect } from '../schema/types.js';
@@ -54,14 +55,7 @@ function idColumn(dialect: Dialect) {
 
 export async function ensureWebhookTables(db: Db, dialect: Dialect): Promise<void> {
   const text = dialect === 'mysql' ? sql`longtext` : sql`text`;
-  const create = async (run: () => Promise<unknown>, table: string): Promise<void> => {
-    try {
-      await run();
-    } catch (error) {
-      const exists = await db.selectFrom(table).select(sql`1`.as('one')).limit(1).execute().then(() => true, () => false);
-      if (!exists) throw error;
-    }
-  };
+  const create = (run: () => Promise<unknown>, table: string): Promise<void> => createTableRacing(db, table, run);
   await create(
     () =>
       db.schema
@@ -146,7 +140,12 @@ export class WebhookService {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     await this.#running;
     // Let another node take over at once.
-    await this.database.db.updateTable(WEBHOOKS_TABLE).set({ lease_owner: null, lease_until: null }).where('lease_owner', '=', this.#node).execute().catch(() => undefined);
+    await this.database.db
+      .updateTable(WEBHOOKS_TABLE)
+      .set({ lease_owner: null, lease_until: null })
+      .where('lease_owner', '=', this.#node)
+      .execute()
+      .catch((error: unknown) => this.options.log.error({ err: error }, 'releasing the webhook leases failed; they expire by themselves'));
   }
 
   /** A commit happened: deliver now, if any webhook is active. */
@@ -373,7 +372,8 @@ export class WebhookService {
           redirect: 'manual',
           signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
         });
-        await response.body?.cancel().catch(() => undefined);
+        // The answer's body is not read; a failure to discard it changes nothing about the delivery.
+        await response.body?.cancel().catch((cancelError: unknown) => this.options.log.error({ err: cancelError }, 'discarding a webhook answer failed'));
         if (response.status < 200 || response.status > 299) error = `the receiver answered ${response.status}`;
       } catch (cause) {
         error = cause instanceof ApiError ? cause.message : cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
