@@ -29,6 +29,11 @@ import { parseQueryParams } from './request/query-params.js';
 import { SchemaManager } from './schema/schema-manager.js';
 import type { Dialect } from './schema/types.js';
 import { Store, type StoreOptions } from './store/store.js';
+import { referencesOf } from './store/cascades.js';
+import { ChangeFeed, DEFAULT_CHANGES_POLL_MS, DEFAULT_CHANGES_RETENTION_MS } from './changes/change-feed.js';
+import { ensureChangesTables } from './changes/changes-table.js';
+import { outboxHook } from './changes/outbox.js';
+import { DEFAULT_WEBHOOK_RETRY_BASE_MS, ensureWebhookTables, WebhookService, type RootCheck } from './webhooks/webhook-service.js';
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -38,6 +43,10 @@ export interface BuiltApp {
   store: Store;
   /** Signs tokens in and out; absent with CORRAL_AUTH=off. */
   auth?: Authenticator;
+  /** This node's reader of the change feed (subscribers, changes:list). */
+  changes: ChangeFeed;
+  /** Webhooks and their delivery loop. */
+  webhooks: WebhookService;
   /** Stops schema polling, finishes in-flight requests, closes the pool. */
   close(): Promise<void>;
 }
@@ -106,6 +115,12 @@ export interface BuildOptions {
   logStream?: { write(line: string): void };
   /** The scope source of each request (tests inject one until roles exist). */
   readonly store?: StoreOptions;
+  /**
+   * Whether a request comes from root: `webhooks` is a root-only collection (403 FORBIDDEN for
+   * anyone else). None: everyone counts as root, as long as there are no roles. What a caller
+   * sees of the change feed follows its store scopes (`store.scopes`), like every read.
+   */
+  readonly isRoot?: RootCheck;
 }
 
 /** The composition root: the only module that sees every other one. */
@@ -143,7 +158,20 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const connections = drainOnShutdown(app.server);
   const database = await openDatabase(config.database, { connectMs: config.dbConnectTimeoutMs, statementMs: config.dbStatementTimeoutMs }, app.log);
   const schema = new SchemaManager(database, app.log);
-  const store = new Store(database, { cursorSecret: config.cursorSecret, log: app.log, ...options.store });
+  // Destroys report the rows the database cascades to, so the outbox records them too.
+  const store = new Store(database, { cursorSecret: config.cursorSecret, log: app.log, ...options.store, references: referencesOf(() => schema.snapshot) });
+  const changes = new ChangeFeed(database, {
+    pollMs: config.changesPollMs ?? DEFAULT_CHANGES_POLL_MS,
+    retentionMs: config.changesRetentionMs ?? DEFAULT_CHANGES_RETENTION_MS,
+    ...(config.database.dialect === 'postgres' ? { listenUrl: config.database.url, connectMs: config.dbConnectTimeoutMs } : {}),
+    log: app.log,
+  });
+  const webhooks = new WebhookService(database, changes, {
+    retryBaseMs: config.webhookRetryBaseMs ?? DEFAULT_WEBHOOK_RETRY_BASE_MS,
+    allowPrivate: config.webhookAllowPrivate ?? false,
+    pollMs: config.changesPollMs ?? DEFAULT_CHANGES_POLL_MS,
+    log: app.log,
+  });
   const authenticator = config.auth.enabled ? new Authenticator(database, config.auth, () => schema.snapshot, app.log) : undefined;
   try {
     await schema.init();
@@ -162,7 +190,18 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await ensureAuthTables(database.db, database.dialect, database.mysqlCollation);
     await ensureAuthCollections(schema, database, { email: config.auth.rootEmail, ...(config.auth.rootPassword === undefined ? {} : { password: config.auth.rootPassword }) }, app.log);
     await authenticator?.init(config.schemaPollMs);
+    await ensureChangesTables(database.db, database.dialect);
+    store.beforeCommit(outboxHook(() => schema.snapshot));
+    await ensureWebhookTables(database.db, database.dialect);
+    store.afterCommit(() => {
+      changes.wake();
+      webhooks.wake();
+    });
+    await changes.start();
+    webhooks.start();
   } catch (error) {
+    await webhooks.close().catch((closeError: unknown) => app.log.error({ err: closeError }, 'stopping webhook delivery after a failed start failed'));
+    await changes.close().catch((closeError: unknown) => app.log.error({ err: closeError }, 'stopping the change feed after a failed start failed'));
     await database.close().catch((closeError: unknown) => app.log.error({ err: closeError }, 'closing the database after a failed start failed'));
     throw error;
   }
@@ -274,8 +313,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         ...(principal === undefined ? {} : { principal }),
       };
       let scopes = store.scopesFor(apiRequest, snapshot);
+      // Auth off: everyone is root. Else root is the root role (webhooks are root-only).
+      let root = authenticator === undefined;
       if (principal !== undefined && authenticator !== undefined) {
-        const authorized = authorize(await authenticator.access(principal), apiRequest, snapshot);
+        const access = await authenticator.access(principal);
+        root = access.root;
+        const authorized = authorize(access, apiRequest, snapshot);
         apiRequest = authorized.request;
         scopes = combineScopes(scopes, authorized.scopes);
         if (path.collection === API_KEYS && path.association === undefined && action.name === 'create') {
@@ -284,7 +327,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         }
       }
       const context: ActionContext = {
-        request: apiRequest, store, scopes, schema, snapshot, log: request.log,
+        request: apiRequest,
+        store,
+        scopes,
+        schema,
+        snapshot,
+        log: request.log,
+        changes,
+        webhooks,
+        isRoot: options.isRoot ?? (() => root),
         ...(authenticator === undefined ? {} : { auth: { authenticator, address: request.ip } }),
       };
       return action.run(context);
@@ -301,6 +352,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     schema,
     store,
     ...(authenticator === undefined ? {} : { auth: authenticator }),
+    changes,
+    webhooks,
     close: async () => {
       if (closed) return;
       closed = true;
@@ -308,6 +361,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       connections.drain();
       schema.stopPolling();
       authenticator?.stop();
+      // Ends the open event streams, which would otherwise hold the server open.
+      await webhooks.close();
+      await changes.close();
       await app.close();
       await database.close();
     },

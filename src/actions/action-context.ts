@@ -1,6 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Authenticator } from '../auth/authenticator.js';
+import type { ChangeFeed } from '../changes/change-feed.js';
+import type { RootCheck, WebhookService } from '../webhooks/webhook-service.js';
 import type { ApiRequest } from '../request/api-request.js';
 import type { SchemaManager } from '../schema/schema-manager.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
@@ -19,6 +22,12 @@ export interface ActionContext {
   readonly log: FastifyBaseLogger;
   /** The authenticator and the client's address; absent with CORRAL_AUTH=off. */
   readonly auth?: { readonly authenticator: Authenticator; readonly address: string };
+  /** This node's reader of the change feed (subscribe, changes:list). */
+  readonly changes?: ChangeFeed;
+  /** Whether the caller may use the root-only `webhooks` collection (none: everyone may, as long as there are no roles). */
+  readonly isRoot?: RootCheck;
+  /** The webhooks system collection and its delivery loop. */
+  readonly webhooks?: WebhookService;
 }
 
 /** One object of an answer: a decoded item, or a schema definition. */
@@ -53,6 +62,8 @@ export type ActionResult =
   /** 200 with a bare JSON document, no envelope (the schema export, ready to save as a file) */
   | { kind: 'document'; body: object }
   /** 200 `{"data": [...]}` written as it is read */
-  | { kind: 'stream'; stream: Readable };
+  | { kind: 'stream'; stream: Readable }
+  /** 200 `text/event-stream`, written by `open` until the client or the node goes */
+  | { kind: 'events'; open(request: IncomingMessage, response: ServerResponse, headers: OutgoingHttpHeaders): void };
 
 export type ResultKind = ActionResult['kind'];

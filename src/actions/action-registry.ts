@@ -7,6 +7,8 @@ import type { ActionContext, ActionResult } from './action-context.js';
 import { appActions } from './app-actions.js';
 import { authActions } from './auth-actions.js';
 import { roleResourcesActions } from './role-resources-actions.js';
+import { changesActions, subscribeAction } from './change-actions.js';
+import { deliveryActions, webhookActions } from './webhook-actions.js';
 import { ASSOCIATION_ACTIONS } from './association-actions.js';
 import { LINK_ACTIONS } from './link-actions.js';
 import { countAction } from './count-action.js';
@@ -41,6 +43,7 @@ const ACTION_KINDS = {
   set: 'write',
   remove: 'write',
   toggle: 'write',
+  subscribe: 'read',
   firstOrCreate: 'write',
   updateOrCreate: 'write',
   query: 'readWithBody',
@@ -56,6 +59,7 @@ const DATA_ACTIONS: Partial<Record<ActionName, DataAction>> = {
   create: createAction,
   update: updateAction,
   destroy: destroyAction,
+  subscribe: subscribeAction,
   firstOrCreate: firstOrCreateAction,
   updateOrCreate: updateOrCreateAction,
   query: queryAction,
@@ -93,6 +97,12 @@ export function resolveResource(path: ResourcePath, snapshot: SchemaSnapshot): R
   const table = (actions: Partial<Record<string, Run>>, resource: string): Resource => ({ toOne: false, action: (action) => pick(actions, action, resource) });
   if (name === 'app' && association === undefined) return table(appActions, 'app');
   if (name === 'auth' && association === undefined) return table(authActions, 'auth');
+  if (name === 'changes' && association === undefined) return table(changesActions, 'changes');
+  if (name === 'webhooks') {
+    if (association === undefined) return table(webhookActions, 'webhooks');
+    if (association === 'deliveries') return table(deliveryActions, 'deliveries');
+    throw new ApiError('ASSOCIATION_NOT_FOUND', `webhooks have no association ${association}`);
+  }
   if (name === 'collections') {
     if (association === undefined) return table(collectionsActions, 'collections');
     if (association === 'fields') return table(fieldsActions, 'fields');

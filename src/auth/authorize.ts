@@ -24,6 +24,8 @@ export function authorize(access: Access, request: ApiRequest, snapshot: SchemaS
   if (access.root || path.collection === 'app' || path.collection === 'auth') return open;
   const grantAction = grantActionOf(action);
   if (grantAction === undefined) throw new ApiError('FORBIDDEN', `your roles do not allow ${action}`);
+  // The change feed's pull API spans collections: each one's events under its `view` scope (FALSE when not granted).
+  if (path.collection === 'changes') return { scopes: access.scopes(snapshot, undefined, 'view'), request };
   if (path.collection === 'collections') {
     access.require('collections', grantAction);
     return open;

@@ -161,6 +161,7 @@ export function grantActionOf(action: string): GrantAction | undefined {
     case 'get':
     case 'count':
     case 'query':
+    case 'subscribe':
       return 'view';
     case 'create':
     case 'firstOrCreate':

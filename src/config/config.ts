@@ -34,6 +34,14 @@ export interface Config {
   workers: number;
   /** Signs list cursors; unset means a random secret stored once in the database. */
   cursorSecret?: string;
+  /** How often the change feed reads the outbox when nothing woke it (CORRAL_CHANGES_POLL_MS, default 250). */
+  changesPollMs?: number;
+  /** How long events are kept (CORRAL_CHANGES_RETENTION, default 7d). */
+  changesRetentionMs?: number;
+  /** First retry delay of a webhook delivery, doubled each attempt (CORRAL_WEBHOOK_RETRY_BASE_MS, default 10000). */
+  webhookRetryBaseMs?: number;
+  /** Lets webhooks target loopback, private and link-local addresses (CORRAL_WEBHOOK_ALLOW_PRIVATE=true). */
+  webhookAllowPrivate?: boolean;
   auth: AuthConfig;
 }
 

@@ -62,6 +62,10 @@ type Setting =
   | 'CORRAL_ROOT_PASSWORD'
   | 'CORRAL_AUTH_SECRET'
   | 'CORRAL_TOKEN_TTL_SECONDS'
+  | 'CORRAL_CHANGES_POLL_MS'
+  | 'CORRAL_CHANGES_RETENTION'
+  | 'CORRAL_WEBHOOK_RETRY_BASE_MS'
+  | 'CORRAL_WEBHOOK_ALLOW_PRIVATE'
   | 'CORRAL_DB_CONNECT_TIMEOUT_MS'
   | 'CORRAL_DB_STATEMENT_TIMEOUT_MS'
   | 'CORRAL_CORS_ORIGINS'
@@ -217,6 +221,17 @@ function buildConfig(lookup: Lookup): Config {
   if (!config.auth.enabled && !LOOPBACK_HOSTS.has(config.host) && !config.host.startsWith('127.')) {
     throw new ConfigError(`CORRAL_AUTH=off opens every route, so it is refused unless HOST is loopback (got ${quote(config.host)})`);
   }
+  const changesPoll = lookup('CORRAL_CHANGES_POLL_MS');
+  if (changesPoll !== undefined) config.changesPollMs = integer(changesPoll, 250, CHANGES_POLL_MS_MIN, CHANGES_POLL_MS_MAX);
+  const retention = lookup('CORRAL_CHANGES_RETENTION');
+  if (retention !== undefined) config.changesRetentionMs = duration(retention);
+  const retryBase = lookup('CORRAL_WEBHOOK_RETRY_BASE_MS');
+  if (retryBase !== undefined) config.webhookRetryBaseMs = integer(retryBase, 10_000, 1, 3_600_000);
+  const allowPrivate = lookup('CORRAL_WEBHOOK_ALLOW_PRIVATE');
+  if (allowPrivate !== undefined) {
+    if (allowPrivate.value !== 'true' && allowPrivate.value !== 'false') throw new ConfigError(`${allowPrivate.name} must be true or false (got ${quote(allowPrivate.value)})`);
+    config.webhookAllowPrivate = allowPrivate.value === 'true';
+  }
   const schema = lookup('CORRAL_SCHEMA');
   if (schema !== undefined) config.schemaFile = schema.value;
   const cursorSecret = lookup('CORRAL_CURSOR_SECRET');
@@ -242,6 +257,18 @@ function auth(lookup: Lookup): Config['auth'] {
     result.secret = secret.value;
   }
   return result;
+}
+
+const CHANGES_POLL_MS_MIN = 10;
+const CHANGES_POLL_MS_MAX = 600_000;
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration such as `7d`, `12h`, `30m`, `45s` or `500ms` (a bare number is milliseconds). */
+function duration(raw: Raw): number {
+  const match = /^(\d{1,12})(ms|s|m|h|d)?$/.exec(raw.value);
+  const ms = match === null ? Number.NaN : Number(match[1]) * DURATION_UNITS[match[2] ?? 'ms']!;
+  if (!(ms > 0)) throw new ConfigError(`${raw.name} must be a duration such as 7d, 12h, 30m or 45s (got ${quote(raw.value)})`);
+  return ms;
 }
 
 function integer(raw: Raw | undefined, fallback: number, min: number, max: number): number {

@@ -179,7 +179,7 @@ async function makeDialect(
       pool.on('connect', (client) => {
         void client.query('set plan_cache_mode = force_custom_plan').catch((error: unknown) => log.error({ err: error }, 'setting plan_cache_mode failed'));
       });
-      return { dialect: 'postgres', kyselyDialect: new PostgresDialect({ pool: namingPool(pool, statementNames), cursor: Cursor }) };
+      return { dialect: 'postgres', kyselyDialect: new PostgresDialect({ pool: namingPool(pool, statementNames, pg.DatabaseError, log), cursor: Cursor }) };
     }
     case 'mysql': {
       const mysql = await import('mysql2');
@@ -225,22 +225,52 @@ type PgClient = import('pg').PoolClient;
  * The pool Kysely is given on PostgreSQL: its clients send a text registered in
  * `statementNames` (a cached query shape) as a named prepared statement, so each connection
  * parses and plans a shape once. Everything else (cursors, unnamed texts) passes through.
+ *
+ * A checked-out client is never left without an 'error' listener (node-postgres emits one for
+ * a protocol message it did not expect, which would otherwise crash the process), and a
+ * client whose statement failed other than by a server error (the client-side read timeout
+ * of a frozen server, a broken socket, a protocol error) goes back to the pool as broken, so
+ * the pool closes it instead of handing a connection that is mid-protocol to the next
+ * statement.
  */
-function namingPool(pool: PgPool, statementNames: StatementNames): PostgresPool {
+function namingPool(pool: PgPool, statementNames: StatementNames, ServerError: new (...args: never[]) => Error, log: DatabaseLog): PostgresPool {
   const wrappers = new WeakMap<PgClient, PostgresPoolClient>();
+  const broken = new WeakMap<PgClient, Error>();
   const wrap = (client: PgClient): PostgresPoolClient => {
     let wrapper = wrappers.get(client);
     if (wrapper === undefined) {
       const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      const markBroken = (error: unknown): never => {
+        if (!(error instanceof ServerError)) broken.set(client, error instanceof Error ? error : new Error(String(error)));
+        throw error;
+      };
       const named = (text: unknown, values?: unknown): unknown => {
         const name = typeof text === 'string' ? statementNames.nameOf(text) : undefined;
-        return name === undefined ? query(text, values) : query({ name, text, values });
+        const result = name === undefined ? query(text, values) : query({ name, text, values });
+        // Cursors (submittables) return themselves, not a promise.
+        return result instanceof Promise ? result.catch(markBroken) : result;
       };
-      wrapper = { query: named as PostgresPoolClient['query'], release: () => client.release() };
+      wrapper = {
+        query: named as PostgresPoolClient['query'],
+        release: () => {
+          const error = broken.get(client);
+          broken.delete(client);
+          client.release(error);
+        },
+      };
       wrappers.set(client, wrapper);
     }
     return wrapper;
   };
+  // Registered as the client connects: pg-pool emits 'connect' synchronously while handing
+  // the client out, before its own idle listener is removed, so no error finds it listenerless
+  // (a message in the same packet as the handshake's end would otherwise crash the process).
+  pool.on('connect', (client) => {
+    client.on('error', (error) => {
+      broken.set(client, error);
+      log.error({ err: error }, 'a PostgreSQL connection failed; it is closed, not reused');
+    });
+  });
   return {
     connect: async () => wrap(await pool.connect()),
     end: () => pool.end(),

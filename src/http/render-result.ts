@@ -34,5 +34,19 @@ export function renderResult(result: ActionResult, reply: FastifyReply, prefix: 
       return result.body;
     case 'stream':
       return reply.type('application/json; charset=utf-8').send(result.stream);
+    case 'events':
+      // The stream outlives the handler: Fastify lets go of the response.
+      reply.hijack();
+      result.open(reply.request.raw, reply.raw, headersOf(reply));
+      return reply;
   }
+}
+
+/** The headers set on the reply so far (x-request-id), for a response written by hand. */
+function headersOf(reply: FastifyReply): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (value !== undefined) out[name] = typeof value === 'number' ? String(value) : value;
+  }
+  return out;
 }

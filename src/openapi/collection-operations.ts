@@ -25,7 +25,7 @@ export type DocumentedAction =
 
 const ROW_ACTIONS: readonly DocumentedAction[] = ['list', 'get', 'count', 'create', 'update', 'destroy'];
 /** A collection also finds-or-writes, aggregates, reorders and streams its changes; an association does not. */
-export const COLLECTION_ACTIONS: readonly DocumentedAction[] = [...ROW_ACTIONS, 'firstOrCreate', 'updateOrCreate', 'query', 'move'];
+export const COLLECTION_ACTIONS: readonly DocumentedAction[] = [...ROW_ACTIONS, 'firstOrCreate', 'updateOrCreate', 'query', 'move', 'subscribe'];
 const TO_MANY_ACTIONS: readonly DocumentedAction[] = [...ROW_ACTIONS, 'add', 'set', 'remove', 'toggle'];
 /** A to-one association names its one row: list answers like get, there is no count, and add/toggle do not apply. */
 const TO_ONE_ACTIONS: readonly DocumentedAction[] = ['list', 'get', 'create', 'update', 'destroy', 'set', 'remove'];

@@ -112,7 +112,7 @@ export function buildOpenApiDocument(snapshot: SchemaSnapshot, options: Document
         '(from `auth:signIn` or an API key) unless it lists no security requirement.',
     },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
-    tags: [{ name: 'service' }, { name: 'auth' }, { name: 'schema' }, ...tags],
+    tags: [{ name: 'service' }, { name: 'auth' }, { name: 'schema' }, { name: 'events', description: 'the change feed and webhooks' }, ...tags],
     security: BEARER_REQUIRED,
     paths,
     components: { schemas, parameters: parameterComponents(), responses: errorResponseComponents(), securitySchemes: securitySchemes() },

@@ -80,6 +80,7 @@ export function serviceOperations(prefix: string): ServiceOp[] {
         ...errorResponses(PUBLIC_READ_ERROR_STATUSES),
       })),
     },
+    ...feedOperations(prefix, reads, writes),
     {
       path: '/healthz',
       method: 'get',
@@ -102,4 +103,39 @@ export function serviceOperations(prefix: string): ServiceOp[] {
 /** `{data, meta}` with `meta` {page, pageSize, hasNext}: the feed and the deliveries page without a count. */
 function simplePageOf(description: string, item: JsonSchema): JsonSchema {
   return jsonResponse(description, { type: 'object', required: ['data', 'meta'], additionalProperties: false, properties: { data: { type: 'array', items: item }, meta: ref(SIMPLE_PAGE_META_SCHEMA) } });
+}
+
+/** The change feed and the `webhooks` resource (docs/events.md): the same in every document. */
+function feedOperations(prefix: string, reads: Record<string, JsonSchema>, writes: Record<string, JsonSchema>): ServiceOp[] {
+  const webhook = ref(WEBHOOK_SCHEMA);
+  const write = ref(WEBHOOK_WRITE_SCHEMA);
+  const w = `${prefix}/webhooks`;
+  const T = 'events';
+  const id: JsonSchema = { name: 'filterByTk', in: 'query', description: 'the webhook id (or put it in the path: /webhooks/<id>)', schema: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^[0-9]+$' }] } };
+  const source: JsonSchema = { name: 'sourceKey', in: 'path', required: true, description: 'the webhook id', schema: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^[0-9]+$' }] } };
+  const collection: JsonSchema = { name: 'collection', in: 'query', description: 'only the events of this collection', schema: { type: 'string' } };
+  return [
+    {
+      path: `${prefix}/changes:list`,
+      method: 'get',
+      op: op('changes.list', T, 'The change feed: events in id order after `after`, a page at a time', [parameterRef('after'), collection, parameterRef('pageSize')], {
+        200: simplePageOf('`{data, meta}`: events; meta.hasNext says whether more follow', ref(CHANGE_EVENT_SCHEMA)),
+        ...errorResponses(FEED_ERROR_STATUSES),
+      }),
+    },
+    { path: `${w}:list`, method: 'get', op: op('webhooks.list', T, 'List webhooks (never their secrets)', [], { 200: jsonResponse('`{data}`', dataEnvelope({ type: 'array', items: webhook })), ...reads }) },
+    { path: `${w}:get`, method: 'get', op: op('webhooks.get', T, 'Get a webhook', [id], { 200: jsonResponse('`{data}`', dataEnvelope(webhook)), ...reads }) },
+    {
+      path: `${w}:create`,
+      method: 'post',
+      op: op('webhooks.create', T, 'Register a webhook: url, secret, collections, actions?, active?', [], { 201: jsonResponse('`{data}`: the webhook (without its secret)', dataEnvelope(webhook), LOCATION_HEADER), ...writes }, body('{url, secret, collections, actions?, active?}', { ...write, required: ['url', 'secret', 'collections'] } as JsonSchema)),
+    },
+    { path: `${w}:update`, method: 'post', op: op('webhooks.update', T, 'Change a webhook', [id], { 200: jsonResponse('`{data}`', dataEnvelope(webhook)), ...writes }, body('any of {url, secret, collections, actions, active}', write)) },
+    { path: `${w}:destroy`, method: 'post', op: op('webhooks.destroy', T, 'Delete a webhook', [id], { 200: jsonResponse('`{data: 1}`', dataEnvelope({ type: 'integer' })), ...writes }) },
+    {
+      path: `${w}/{sourceKey}/deliveries:list`,
+      method: 'get',
+      op: op('webhooks.deliveries.list', T, 'The deliveries of a webhook, in event order', [source, parameterRef('page'), parameterRef('pageSize')], { 200: simplePageOf('`{data, meta}`: deliveries; meta.hasNext instead of a count', ref(DELIVERY_SCHEMA)), ...reads }),
+    },
+  ];
 }

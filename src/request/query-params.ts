@@ -40,6 +40,10 @@ export interface QueryParams {
   cascade: boolean;
   /** The `X-Timezone` header: the zone filter date periods are read in (UTC when absent). */
   timeZone?: TimeZone;
+  /** The change feed resumes after this event id: `?after=`, else the `Last-Event-ID` header. */
+  after?: number;
+  /** `changes:list?collection=`: the events of one collection only. */
+  collection?: string;
 }
 
 export type KeyInput = string | number | (string | number)[];
@@ -121,6 +125,14 @@ function parseTimeZoneHeader(value: unknown): TimeZone | undefined {
   return zone;
 }
 
+/** An event id of the change feed: a non-negative integer. */
+function parseEventId(value: unknown): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const n = typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n)) throw param('after', 'must be an event id (a non-negative integer)');
+  return n;
+}
+
 /** Parses the qs-decoded query object, and the request headers that shape a query. */
 export function parseQueryParams(query: Record<string, unknown>, headers: Record<string, unknown> = {}): QueryParams {
   const params: QueryParams = {
@@ -146,6 +158,12 @@ export function parseQueryParams(query: Record<string, unknown>, headers: Record
   if (filter !== undefined) params.filter = filter;
   const timeZone = parseTimeZoneHeader(headers['x-timezone']);
   if (timeZone !== undefined) params.timeZone = timeZone;
+  const after = parseEventId(query.after ?? headers['last-event-id']);
+  if (after !== undefined) params.after = after;
+  if (query.collection !== undefined) {
+    if (typeof query.collection !== 'string' || query.collection === '') throw param('collection', 'must be a collection name');
+    params.collection = query.collection;
+  }
   const keys = parseKeys(query.filterByTk);
   if (keys !== undefined) params.filterByTk = keys;
   for (const name of ['fields', 'except', 'appends', 'sort', 'whitelist', 'blacklist', 'updateAssociationValues', 'filterKeys'] as const) {

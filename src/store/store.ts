@@ -5,6 +5,7 @@ import type { Collection } from '../schema/collection.js';
 import { indexName } from '../schema/index-name.js';
 import { DIALECT_TRAITS, type DialectTraits } from '../sql/dialect-traits.js';
 import { ShapeCache } from '../sql/query-cache.js';
+import type { ReferenceSource } from './cascades.js';
 import { loadCursorSecret } from './cursor-secret.js';
 import { indexChanges, isSearchable } from './search-index.js';
 import { SearchStats } from './search-stats.js';
@@ -29,6 +30,8 @@ export interface UnitCaller {
 export interface StoreOptions {
   /** The scopes of each request; none means every collection is unrestricted. */
   readonly scopes?: ScopeProvider;
+  /** References between collections: given, destroys report the rows they cascade to (the outbox needs them). */
+  readonly references?: ReferenceSource;
   /** Signs list cursors (`CORRAL_CURSOR_SECRET`); when absent a random secret is stored once in the database. */
   readonly cursorSecret?: string;
   /** Where background work that no request waits for reports failures (the `$search` word counts). */
@@ -111,13 +114,13 @@ export class Store {
         let unit!: UnitOfWork;
         let result: T;
         if (singleStatement && this.#beforeCommit.length === 0 && !isSearchable(collection)) {
-          unit = new UnitOfWork(db, dialect, caller.scopes, caller.request.id, this.shapes, this.searchStats);
+          unit = new UnitOfWork(db, dialect, caller.scopes, caller.request.id, this.shapes, this.searchStats, this.options.references);
           result = await work(unit);
           // Registered by the work itself: the statement has committed already.
           for (const hook of unit.hooks().before) await hook(unit.changes, unit);
         } else {
           result = await db.transaction().execute(async (trx) => {
-            unit = new UnitOfWork(trx, dialect, caller.scopes, caller.request.id, this.shapes, this.searchStats);
+            unit = new UnitOfWork(trx, dialect, caller.scopes, caller.request.id, this.shapes, this.searchStats, this.options.references);
             const value = await work(unit);
             await indexChanges(unit, collection);
             for (const hook of [...this.#beforeCommit, ...unit.hooks().before]) await hook(unit.changes, unit);

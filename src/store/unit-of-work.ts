@@ -4,6 +4,7 @@ import type { Dialect } from '../schema/types.js';
 import type { ShapeCache } from '../sql/query-cache.js';
 import type { Executor, SqlTarget } from '../sql/select-rows.js';
 import { canonical } from './canonical.js';
+import type { ReferenceSource } from './cascades.js';
 import { ChangeSet, type ChangeKind } from './change-set.js';
 import { scoped, scopeWhere, type Scopes } from './scope.js';
 import type { SearchStats } from './search-stats.js';
@@ -33,6 +34,8 @@ export class UnitOfWork implements SqlTarget {
     readonly shapes: ShapeCache,
     /** Orders `$search` words rarest first (the store's). */
     readonly searchStats?: SearchStats,
+    /** Given, deletes record whole rows (before) and the rows the database cascades to. */
+    readonly references?: ReferenceSource,
   ) {}
 
   /**

@@ -2,6 +2,8 @@ import type { FilterNode } from '../plan/filter-node.js';
 import type { Collection, Field, Row } from '../schema/collection.js';
 import { DIALECT_TRAITS } from '../sql/dialect-traits.js';
 import { filterToSql } from '../sql/filter-sql.js';
+import { keyFilter } from '../plan/bind-keys.js';
+import { recordCascades } from './cascades.js';
 import { canonical } from './canonical.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
@@ -27,12 +29,28 @@ export async function updateWhere(unit: UnitOfWork, collection: Collection, set:
   return keys;
 }
 
-/** Deletes the rows of `collection` matching `where` (inside the caller's scope); returns and records their keys. */
+/**
+ * Deletes the rows of `collection` matching `where` (inside the caller's scope); returns and
+ * records their keys. When the unit follows references (the outbox is on), the rows are read
+ * (and locked) first so each is recorded as it was, with the rows the database cascades to.
+ */
 export async function deleteWhere(unit: UnitOfWork, collection: Collection, where: FilterNode): Promise<unknown[]> {
   const scoped = unit.where(collection, where);
   const key = collection.key;
   const table = collection.name;
   const condition = (eb: Parameters<typeof filterToSql>[1]) => filterToSql(scoped, eb, unit.dialect, table);
+  if (unit.references !== undefined) {
+    let query = unit.db.selectFrom(table).select([...new Set([key.name, ...collection.visible.map((field) => field.name)])]).where(condition);
+    if (DIALECT_TRAITS[unit.dialect].rowLocks) query = query.forUpdate();
+    const before = (await query.execute()) as Row[];
+    if (before.length === 0) return [];
+    await recordCascades(unit, unit.references, collection, before);
+    const keys = before.map((row) => canonical(key, row[key.name], unit.dialect));
+    const byKeys = keyFilter(collection, keys);
+    await unit.db.deleteFrom(table).where((eb) => filterToSql(byKeys, eb, unit.dialect, table)).execute();
+    for (const row of before) unit.record(collection, 'deleted', row);
+    return keys;
+  }
   let rows: Row[];
   if (DIALECT_TRAITS[unit.dialect].returning) {
     rows = (await unit.db.deleteFrom(table).where(condition).returning(key.name).execute()) as Row[];

@@ -5,8 +5,8 @@ import { useDialectApp } from '../support/test-app.js';
 
 for (const dialect of DIALECTS) {
   describe(`appends on ${dialect}`, () => {
-    // A long poll interval keeps the schema poller's statements out of the counts below.
-    const ctx = useDialectApp(dialect, { schemaPollMs: 600_000 });
+    // Long poll intervals keep the schema poller's and the change feed's statements out of the counts below.
+    const ctx = useDialectApp(dialect, { schemaPollMs: 600_000, changesPollMs: 600_000 });
 
     beforeAll(async () => {
       const api = ctx.api;

@@ -1,0 +1,315 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Database } from '../db/database.js';
+import { ApiError } from '../errors/api-error.js';
+import type { JsonValue } from '../schema/types.js';
+import { CHANGES_COUNTER_TABLE, CHANGES_TABLE, COUNTER_NAME, toChangeRow, type ChangeRow } from './changes-table.js';
+import { CHANGES_CHANNEL } from './outbox.js';
+import { publishPending } from './outbox-insert.js';
+
+/** Events one read of the outbox returns at most (the reader loops while pages are full). */
+export const FEED_READ_PAGE = 1000;
+/** How often retention runs. */
+export const PRUNE_INTERVAL_MS = 60_000;
+export const DEFAULT_CHANGES_POLL_MS = 250;
+/**
+ * A wake during a read runs the next read this much later, so a busy node sends subscribers
+ * events in batches (one socket write for many events) instead of one write per commit.
+ */
+export const FEED_BATCH_MS = 10;
+export const DEFAULT_CHANGES_RETENTION_MS = 7 * 24 * 3600 * 1000;
+
+/** An event as clients see it (API.md section 11). */
+export interface ChangeEvent {
+  id: number;
+  collection: string;
+  action: string;
+  key: JsonValue;
+  data: Record<string, JsonValue>;
+  at: string;
+}
+
+/** Parsed once per row however many subscribers take it. */
+const PARSED = new WeakMap<ChangeRow, ChangeEvent>();
+
+export function toEvent(row: ChangeRow): ChangeEvent {
+  let event = PARSED.get(row);
+  if (event === undefined) {
+    event = parseEvent(row);
+    PARSED.set(row, event);
+  }
+  return event;
+}
+
+function parseEvent(row: ChangeRow): ChangeEvent {
+  return { id: row.id, collection: row.collection, action: row.action, key: JSON.parse(row.key) as JsonValue, data: JSON.parse(row.data) as Record<string, JsonValue>, at: new Date(row.at).toISOString() };
+}
+
+/** One consumer of the live feed (an SSE connection). */
+export interface FeedSubscriber {
+  /** The collection it follows. */
+  readonly collection: string;
+  /**
+   * How it renders events, when that depends on nothing but the events: subscribers with the
+   * same view given the same events write the same bytes, so the fan-out renders them once.
+   */
+  readonly view?: string;
+  /** The last event id it has been given. */
+  cursor: number;
+  /**
+   * Takes events in id order (only those after `cursor`, of its collection). `shared` holds
+   * what other subscribers of the same view rendered from the same events in this fan-out.
+   * Returns false to be dropped.
+   */
+  deliver(rows: readonly ChangeRow[], shared?: Map<string, Buffer>): boolean;
+  /** Called once when the feed drops it (closing, or deliver returned false). */
+  drop(): void;
+}
+
+export interface FeedLog {
+  error(object: object, message: string): void;
+}
+
+export interface FeedOptions {
+  readonly pollMs: number;
+  readonly retentionMs: number;
+  /** PostgreSQL URL for a LISTEN connection (postgres only). */
+  readonly listenUrl?: string;
+  /** How long opening the LISTEN connection may take (CORRAL_DB_CONNECT_TIMEOUT_MS). */
+  readonly connectMs?: number;
+  readonly log: FeedLog;
+}
+
+/**
+ * One reader of the outbox per node. It reads events after the last id it dispatched when
+ * woken (a local commit, a NOTIFY on PostgreSQL) or every `pollMs`, and fans them out to the
+ * live subscribers. A subscriber that resumes first catches up from the table by itself and
+ * joins the live fan-out once its cursor reaches the reader's: no gap, no repeat.
+ */
+export class ChangeFeed {
+  readonly #subscribers = new Set<FeedSubscriber>();
+  /** The highest id this node's reader has dispatched (or seen, with no subscriber). */
+  #last = 0;
+  #reading: Promise<void> | undefined;
+  #again = false;
+  /** A read is scheduled FEED_BATCH_MS after the first wake, collecting the commits meanwhile. */
+  #batch: NodeJS.Timeout | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #pruneTimer: NodeJS.Timeout | undefined;
+  #listener: { end(): Promise<void> } | undefined;
+  #closed = false;
+  /** Sent with this node's NOTIFYs, so its own LISTEN ignores them (it has read already). */
+  readonly #node = randomUUID();
+
+  constructor(
+    readonly database: Database,
+    readonly options: FeedOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    this.#last = await this.lastId();
+    this.#timer = setInterval(() => this.#poll(), this.options.pollMs);
+    this.#timer.unref();
+    this.#pruneTimer = setInterval(() => {
+      void this.prune().catch((error: unknown) => this.options.log.error({ err: error }, 'pruning the change feed failed'));
+    }, PRUNE_INTERVAL_MS);
+    this.#pruneTimer.unref();
+    void this.prune().catch((error: unknown) => this.options.log.error({ err: error }, 'pruning the change feed failed'));
+    if (this.options.listenUrl !== undefined) await this.#listen(this.options.listenUrl);
+  }
+
+  async #listen(url: string): Promise<void> {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: this.options.connectMs ?? 5000, keepAlive: true });
+    client.on('error', (error) => this.options.log.error({ err: error }, 'the change feed LISTEN connection failed; polling continues'));
+    client.on('notification', (message) => {
+      if (message.payload !== this.#node) this.wake();
+    });
+    try {
+      await client.connect();
+      await client.query(`listen ${CHANGES_CHANNEL}`);
+      this.#listener = { end: () => client.end() };
+    } catch (error) {
+      this.options.log.error({ err: error }, 'LISTEN on the change feed failed; polling continues');
+      await client.end().catch((endError: unknown) => this.options.log.error({ err: endError }, 'closing the failed LISTEN connection failed'));
+    }
+  }
+
+  /** The highest event id committed so far. */
+  async lastId(): Promise<number> {
+    await publishPending(this.database.db, this.database.dialect, this.#node);
+    const [row] = await this.database.db.selectFrom(CHANGES_TABLE).select((eb) => eb.fn.max('id').as('last')).execute();
+    return row?.last === null || row?.last === undefined ? 0 : Number(row.last);
+  }
+
+  /** Events after `after` in id order (of one collection, if given). */
+  async readAfter(after: number, limit: number, collection?: string): Promise<ChangeRow[]> {
+    // PostgreSQL: number the events of the transactions finished so far first.
+    await publishPending(this.database.db, this.database.dialect, this.#node);
+    let query = this.database.db.selectFrom(CHANGES_TABLE).selectAll().where('id', '>', after);
+    if (collection !== undefined) query = query.where('collection', '=', collection);
+    const rows = await query.orderBy('id').limit(limit).execute();
+    return rows.map((row) => toChangeRow(row as Record<string, unknown>));
+  }
+
+  /** 410 CHANGES_EXPIRED when events after `after` may have been pruned already. */
+  async checkResume(after: number): Promise<void> {
+    const [row] = await this.database.db.selectFrom(CHANGES_COUNTER_TABLE).select('pruned').where('name', '=', COUNTER_NAME).execute();
+    const pruned = Number(row?.pruned ?? 0);
+    if (after < pruned) throw new ApiError('CHANGES_EXPIRED', `events up to ${pruned} have been pruned; resume from a later id or reload`, { details: { oldest: pruned + 1 } });
+  }
+
+  /** Deletes events older than the retention and remembers the highest id deleted. */
+  async prune(now = Date.now()): Promise<number> {
+    const cutoff = now - this.options.retentionMs;
+    const { db } = this.database;
+    await publishPending(db, this.database.dialect, this.#node);
+    const [row] = await db.selectFrom(CHANGES_TABLE).select((eb) => eb.fn.max('id').as('upTo')).where('at', '<', cutoff).execute();
+    if (row?.upTo === null || row?.upTo === undefined) return 0;
+    const upTo = Number(row.upTo);
+    // The mark first: a reader resuming inside the pruned range is refused rather than shown a gap.
+    await db.updateTable(CHANGES_COUNTER_TABLE).set({ pruned: sql`case when pruned < ${upTo} then ${upTo} else pruned end` }).where('name', '=', COUNTER_NAME).execute();
+    const result = await db.deleteFrom(CHANGES_TABLE).where('id', '<=', upTo).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  /**
+   * Adds a subscriber whose cursor is set: it is given every event after its cursor, first
+   * from the table, then from the live fan-out.
+   */
+  async subscribe(subscriber: FeedSubscriber): Promise<void> {
+    for (;;) {
+      if (this.#closed) return subscriber.drop();
+      if (subscriber.cursor >= this.#last) {
+        this.#subscribers.add(subscriber);
+        return;
+      }
+      // Everything up to the reader's position is committed before this read starts.
+      const reached = this.#last;
+      const rows = await this.readAfter(subscriber.cursor, FEED_READ_PAGE, subscriber.collection);
+      if (rows.length > 0 && !subscriber.deliver(rows)) return subscriber.drop();
+      const moved = rows.length === 0 ? subscriber.cursor : rows[rows.length - 1]!.id;
+      // A full page may stop short of `reached`; a short one has read everything up to it.
+      subscriber.cursor = rows.length === FEED_READ_PAGE ? moved : Math.max(moved, reached);
+    }
+  }
+
+  unsubscribe(subscriber: FeedSubscriber): void {
+    this.#subscribers.delete(subscriber);
+  }
+
+  get subscriberCount(): number {
+    return this.#subscribers.size;
+  }
+
+  /**
+   * A commit happened here or (NOTIFY, another worker) elsewhere: with subscribers, read the
+   * outbox FEED_BATCH_MS from now, so the commits of that window reach every subscriber in
+   * one read and one socket write each. With none, there is nothing to do until the next poll
+   * (except on PostgreSQL: the events are published, see below).
+   */
+  wake(): void {
+    if (this.#closed || this.#batch !== undefined) return;
+    // PostgreSQL numbers events when a reader publishes them (publishPending): the node that
+    // wrote them does, subscribers or not, so other nodes are notified and lists see them.
+    if (this.#subscribers.size === 0 && this.database.dialect !== 'postgres') return;
+    this.#batch = setTimeout(() => {
+      this.#batch = undefined;
+      this.#readNow();
+    }, FEED_BATCH_MS);
+    this.#batch.unref();
+  }
+
+  /** The periodic read: events another node committed, or (no subscriber) the position only. */
+  #poll(): void {
+    if (this.#subscribers.size === 0 && this.#reading === undefined) {
+      this.#reading = this.lastId()
+        .then((last) => {
+          this.#last = Math.max(this.#last, last);
+        })
+        .catch((error: unknown) => this.options.log.error({ err: error }, 'reading the change feed position failed'))
+        .finally(() => {
+          this.#reading = undefined;
+        });
+      return;
+    }
+    this.#readNow();
+  }
+
+  /** Reads new events now (one read at a time; one more right after if asked meanwhile). */
+  #readNow(): void {
+    if (this.#closed) return;
+    if (this.#reading !== undefined) {
+      this.#again = true;
+      return;
+    }
+    this.#reading = this.#read()
+      .catch((error: unknown) => this.options.log.error({ err: error }, 'reading the change feed failed'))
+      .finally(() => {
+        this.#reading = undefined;
+        if (this.#again) {
+          this.#again = false;
+          this.wake();
+        }
+      });
+  }
+
+  /** Resolves once every event committed before the call has been dispatched. */
+  async settle(): Promise<void> {
+    while (this.#reading !== undefined) await this.#reading;
+    this.#readNow();
+    while (this.#reading !== undefined) await this.#reading;
+  }
+
+  async #read(): Promise<void> {
+    for (;;) {
+      if (this.#subscribers.size === 0) {
+        this.#last = Math.max(this.#last, await this.lastId());
+        return;
+      }
+      const rows = await this.readAfter(this.#last, FEED_READ_PAGE);
+      if (rows.length === 0) return;
+      this.#last = rows[rows.length - 1]!.id;
+      this.#dispatch(rows);
+      if (rows.length < FEED_READ_PAGE) return;
+    }
+  }
+
+  #dispatch(rows: readonly ChangeRow[]): void {
+    const byCollection = new Map<string, ChangeRow[]>();
+    for (const row of rows) {
+      const list = byCollection.get(row.collection);
+      if (list === undefined) byCollection.set(row.collection, [row]);
+      else list.push(row);
+    }
+    // Renders of the whole batch of a collection, by view: serialised once, written to many.
+    const shared = new Map<string, Buffer>();
+    for (const subscriber of this.#subscribers) {
+      const all = byCollection.get(subscriber.collection);
+      let delivered = true;
+      if (all !== undefined) {
+        // A subscriber that caught up inside this batch takes only the rest (rendered for it alone).
+        const whole = all[0]!.id > subscriber.cursor;
+        const events = whole ? all : all.filter((row) => row.id > subscriber.cursor);
+        if (events.length > 0) delivered = subscriber.deliver(events, whole ? shared : undefined);
+      }
+      if (!delivered) {
+        this.#subscribers.delete(subscriber);
+        subscriber.drop();
+        continue;
+      }
+      subscriber.cursor = Math.max(subscriber.cursor, this.#last);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    if (this.#batch !== undefined) clearTimeout(this.#batch);
+    if (this.#pruneTimer !== undefined) clearInterval(this.#pruneTimer);
+    await this.#reading;
+    for (const subscriber of this.#subscribers) subscriber.drop();
+    this.#subscribers.clear();
+    await this.#listener?.end().catch((error: unknown) => this.options.log.error({ err: error }, 'closing the LISTEN connection failed'));
+  }
+}

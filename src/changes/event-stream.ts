@@ -1,0 +1,94 @@
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { ChangeEvent, ChangeFeed, FeedLog, FeedSubscriber } from './change-feed.js';
+import type { ChangeRow } from './changes-table.js';
+import { toEvent } from './change-feed.js';
+
+/** A comment line this often keeps proxies from closing an idle stream. */
+export const HEARTBEAT_MS = 15_000;
+/** Bytes a subscriber may leave unread in its socket buffer before it is disconnected (it resumes by its last id). */
+export const MAX_SUBSCRIBER_BUFFER_BYTES = 1024 * 1024;
+
+export interface EventStreamOptions {
+  readonly collection: string;
+  /** Identifies `accept` when it depends on nothing but the event (see FeedSubscriber.view). */
+  readonly view?: string;
+  /** Events after this id are sent. */
+  readonly after: number;
+  /** The event as this subscriber may see it (filter, fields, permissions), or undefined to skip it. */
+  readonly accept: (event: ChangeEvent) => ChangeEvent | undefined;
+  readonly headers?: OutgoingHttpHeaders;
+  readonly log: FeedLog;
+}
+
+/** Frames of events shared by several subscribers (unfiltered, unnarrowed): serialised once. */
+const FRAMES = new WeakMap<ChangeEvent, string>();
+
+/** One SSE frame. */
+export function sseFrame(event: ChangeEvent): string {
+  let frame = FRAMES.get(event);
+  if (frame === undefined) {
+    frame = `id: ${event.id}\nevent: ${event.action}\ndata: ${JSON.stringify(event)}\n\n`;
+    FRAMES.set(event, frame);
+  }
+  return frame;
+}
+
+/**
+ * Answers a subscribe request as `text/event-stream` until the client goes, the node closes,
+ * or the client reads too slowly (then it is disconnected and resumes with Last-Event-ID).
+ */
+export function openEventStream(feed: ChangeFeed, request: IncomingMessage, response: ServerResponse, options: EventStreamOptions): void {
+  response.writeHead(200, {
+    ...options.headers,
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+  // Sends the headers now, so the client knows it is subscribed.
+  response.write(': subscribed\n\n');
+  let closed = false;
+  const close = (): void => {
+    if (closed) return;
+    closed = true;
+    clearInterval(heartbeat);
+    feed.unsubscribe(subscriber);
+    if (response.writableLength > MAX_SUBSCRIBER_BUFFER_BYTES) response.destroy();
+    else response.end();
+  };
+  const render = (rows: readonly ChangeRow[]): Buffer => {
+    let text = '';
+    for (const row of rows) {
+      const event = options.accept(toEvent(row));
+      if (event !== undefined) text += sseFrame(event);
+    }
+    return Buffer.from(text, 'utf8');
+  };
+  const subscriber: FeedSubscriber = {
+    collection: options.collection,
+    ...(options.view === undefined ? {} : { view: options.view }),
+    cursor: options.after,
+    deliver(rows, shared) {
+      if (closed) return false;
+      const key = shared === undefined ? undefined : options.view;
+      let bytes = key === undefined ? undefined : shared!.get(key);
+      if (bytes === undefined) {
+        bytes = render(rows);
+        if (key !== undefined) shared!.set(key, bytes);
+      }
+      if (bytes.length > 0) response.write(bytes);
+      return response.writableLength <= MAX_SUBSCRIBER_BUFFER_BYTES;
+    },
+    drop: close,
+  };
+  const heartbeat = setInterval(() => {
+    if (!closed) response.write(': heartbeat\n\n');
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
+  request.on('close', close);
+  response.on('close', close);
+  feed.subscribe(subscriber).catch((error: unknown) => {
+    options.log.error({ err: error }, 'a subscriber could not catch up with the change feed');
+    close();
+  });
+}

@@ -1,0 +1,89 @@
+import { sql } from 'kysely';
+import type { Dialect } from '../schema/types.js';
+import type { Executor } from '../sql/select-rows.js';
+import { CHANGES_COUNTER_TABLE, CHANGES_PENDING_TABLE, CHANGES_TABLE, COUNTER_NAME } from './changes-table.js';
+
+/** The channel PostgreSQL nodes LISTEN on; a commit that wrote events notifies it. */
+export const CHANGES_CHANNEL = 'corral_changes';
+
+/** One outbox row before it has an id. */
+export interface OutboxRow {
+  collection: string;
+  action: string;
+  /** JSON text of the key. */
+  key: string;
+  /** JSON text of the row. */
+  data: string;
+}
+
+/**
+ * Records `rows` in the outbox inside the write's transaction, in as few statements as the
+ * dialect allows, with ids that never let a reader skip an event committed later:
+ *
+ * - PostgreSQL: one statement into `corral_changes_pending`, no lock and no NOTIFY (a NOTIFY
+ *   makes PostgreSQL serialise the commits that send one); readers give the ids later, once
+ *   the rows are committed (publishPending), and notify the other nodes then. Writers do not
+ *   wait on one another.
+ * - MySQL: ids reserved on the counter row, which stays locked until the transaction ends,
+ *   so ids follow commit order (two statements: `LAST_INSERT_ID(expr)` carries the counter
+ *   into the insert).
+ * - SQLite: one writer at a time anyway; the counter by `UPDATE … RETURNING`, then the insert.
+ *
+ * Values are parameters and the row count the only literal, so the texts repeat and prepared
+ * statements are reused.
+ */
+export async function insertOutboxRows(db: Executor, dialect: Dialect, rows: readonly OutboxRow[], at: number): Promise<void> {
+  const n = rows.length;
+  if (n === 0) return;
+  switch (dialect) {
+    case 'postgres': {
+      const values = sql.join(rows.map((row, index) => sql`(${sql.lit(index + 1)}, ${row.collection}, ${row.action}, ${row.key}, ${row.data})`));
+      await sql`insert into ${sql.table(CHANGES_PENDING_TABLE)} (collection, action, key, data, at)
+select v.collection, v.action, v.key, v.data, cast(${at} as bigint)
+from (values ${values}) as v(ord, collection, action, key, data)
+order by v.ord`.execute(db);
+      return;
+    }
+    case 'mysql': {
+      await sql`update ${sql.table(CHANGES_COUNTER_TABLE)} set last = last_insert_id(last + ${sql.lit(n)}) where name = ${COUNTER_NAME}`.execute(db);
+      const values = sql.join(rows.map((row, index) => sql`(last_insert_id() - ${sql.lit(n - 1 - index)}, ${row.collection}, ${row.action}, ${row.key}, ${row.data}, ${at})`));
+      await sql`insert into ${sql.table(CHANGES_TABLE)} (id, collection, action, ${sql.ref('key')}, data, at) values ${values}`.execute(db);
+      return;
+    }
+    case 'sqlite': {
+      const result = await sql<{ last: unknown }>`update ${sql.table(CHANGES_COUNTER_TABLE)} set last = last + ${sql.lit(n)} where name = ${COUNTER_NAME} returning last`.execute(db);
+      const row = result.rows[0];
+      if (row === undefined) throw new Error(`${CHANGES_COUNTER_TABLE} has no counter row`);
+      const first = Number(row.last) - n + 1;
+      await db
+        .insertInto(CHANGES_TABLE)
+        .values(rows.map((entry, index) => ({ id: first + index, ...entry, at })))
+        .execute();
+      return;
+    }
+  }
+}
+
+/**
+ * PostgreSQL: moves the pending events of the committed transactions (those this statement
+ * sees) into `corral_changes`, numbered after the last id in their write order, in one
+ * autocommitted statement. Ids are thus given at publication, never at write: the events of
+ * a transaction that commits later are published later, with higher ids, and two concurrent
+ * publications cannot move a row twice (the DELETE's row locks) and commit in the order of
+ * their ids (the counter row's lock). So the set of numbered events only grows at the end, and
+ * a reader resuming after id N misses nothing. When it moved events it NOTIFYs the other
+ * nodes (one NOTIFY per publication, not per write; the payload names the publishing node,
+ * whose own reader ignores it). Other dialects number at write time.
+ */
+export async function publishPending(db: Executor, dialect: Dialect, node: string): Promise<void> {
+  if (dialect !== 'postgres') return;
+  await sql`with moved as (
+  delete from ${sql.table(CHANGES_PENDING_TABLE)} returning seq, collection, action, key, data, at
+), total as (select count(*) as n from moved),
+c as (
+  update ${sql.table(CHANGES_COUNTER_TABLE)} set last = last + (select n from total) where name = ${COUNTER_NAME} and exists (select 1 from moved) returning last
+)
+insert into ${sql.table(CHANGES_TABLE)} (id, collection, action, key, data, at)
+select c.last - total.n + row_number() over (order by m.seq), m.collection, m.action, m.key, m.data, m.at
+from moved m cross join c cross join total cross join (select pg_notify(${CHANGES_CHANNEL}, ${node}) from c) as notified`.execute(db);
+}

@@ -1,0 +1,96 @@
+import type { Collection, Item, Row } from '../schema/collection.js';
+import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
+import { canonical } from '../store/canonical.js';
+import type { Change, ChangeSet } from '../store/change-set.js';
+import type { CommitHook, UnitOfWork } from '../store/unit-of-work.js';
+import { insertOutboxRows } from './outbox-insert.js';
+
+export { CHANGES_CHANNEL } from './outbox-insert.js';
+/** Outbox rows per INSERT statement. */
+export const OUTBOX_INSERT_CHUNK = 200;
+/** Keys per IN list when the outbox reads rows back. */
+const READ_BACK_CHUNK = 500;
+
+export type EventAction = 'create' | 'update' | 'destroy';
+
+/** What one event says before it has an id. */
+interface PendingEvent {
+  collection: string;
+  action: EventAction;
+  key: unknown;
+  data: Item;
+}
+
+const ACTION_OF = { created: 'create', updated: 'update', deleted: 'destroy' } as const;
+
+/**
+ * The beforeCommit hook that writes the outbox: one event per changed row, in the write's
+ * own transaction. Ids come from a counter row updated (and so locked) in the same
+ * transaction, so transactions hand out ids in the order they commit (docs/events.md).
+ */
+export function outboxHook(snapshotOf: () => SchemaSnapshot): CommitHook {
+  return async (changes, unit) => {
+    if (changes.empty) return;
+    const events = await pendingEvents(changes, unit, snapshotOf());
+    if (events.length === 0) return;
+    const at = Date.now();
+    const rows = events.map((event) => ({ collection: event.collection, action: event.action, key: JSON.stringify(event.key), data: JSON.stringify(event.data) }));
+    for (let start = 0; start < rows.length; start += OUTBOX_INSERT_CHUNK) {
+      await insertOutboxRows(unit.db, unit.dialect, rows.slice(start, start + OUTBOX_INSERT_CHUNK), at);
+    }
+  };
+}
+
+async function pendingEvents(changes: ChangeSet, unit: UnitOfWork, snapshot: SchemaSnapshot): Promise<PendingEvent[]> {
+  const events: PendingEvent[] = [];
+  for (const [name, byKind] of changes.collections()) {
+    const collection = snapshot.get(name);
+    if (collection === undefined) continue;
+    const incomplete = [...byKind.created, ...byKind.updated].filter((change) => !complete(collection, change.after)).map((change) => change.key);
+    const fresh = await readBack(unit, collection, incomplete);
+    for (const kind of ['created', 'updated'] as const) {
+      for (const change of byKind[kind]) {
+        const row = complete(collection, change.after) ? change.after! : fresh.get(String(change.key)) ?? change.after;
+        // Gone by the end of the unit (created, then deleted): its destroy event says so.
+        if (row === undefined) continue;
+        events.push(eventOf(collection, ACTION_OF[kind], change, row));
+      }
+    }
+    for (const change of byKind.deleted) events.push(eventOf(collection, 'destroy', change, change.after));
+  }
+  return events;
+}
+
+function eventOf(collection: Collection, action: EventAction, change: Change, row: Row | undefined): PendingEvent {
+  const data = row === undefined ? {} : collection.decode(row, collection.visible.filter((field) => Object.hasOwn(row, field.name)));
+  const key = data[collection.key.name] ?? jsonKey(change.key);
+  if (row === undefined) data[collection.key.name] = key;
+  return { collection: collection.name, action, key, data };
+}
+
+function jsonKey(key: unknown): Item[string] {
+  if (typeof key === 'bigint') return Number.isSafeInteger(Number(key)) ? Number(key) : String(key);
+  if (typeof key === 'number' || typeof key === 'string' || typeof key === 'boolean' || key === null) return key;
+  return String(key);
+}
+
+/** The row carries every visible column (so it need not be read back). */
+function complete(collection: Collection, row: Row | undefined): boolean {
+  return row !== undefined && collection.visible.every((field) => Object.hasOwn(row, field.name));
+}
+
+/** The rows of `keys` as they are now, inside the transaction, by the text of their canonical key. */
+async function readBack(unit: UnitOfWork, collection: Collection, keys: unknown[]): Promise<Map<string, Row>> {
+  const out = new Map<string, Row>();
+  const key = collection.key;
+  for (let start = 0; start < keys.length; start += READ_BACK_CHUNK) {
+    const values = keys.slice(start, start + READ_BACK_CHUNK).map((value) => key.type.toDb(value, unit.dialect));
+    const rows = (await unit.db
+      .selectFrom(collection.name)
+      .select(collection.visible.map((field) => field.name))
+      .where(key.name, 'in', values)
+      .execute()) as Row[];
+    for (const row of rows) out.set(String(canonical(key, row[key.name], unit.dialect)), row);
+  }
+  return out;
+}
