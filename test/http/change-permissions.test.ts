@@ -82,11 +82,11 @@ for (const dialect of DIALECTS) {
 
     it('subscribe: each caller gets the events and fields of its scope', async () => {
       const cases = subscribeCases('sse');
-      const clients = cases.map((entry) => {
-        const client = openSse(`${base}/api/${entry.query}`, { 'x-request-id': entry.as });
+      const clients = await Promise.all(cases.map(async (entry) => {
+        const client = openSse(`${base}/api/${entry.query}`, { ...(await api.authHeaders()), 'x-request-id': entry.as });
         open.push(client);
         return client;
-      });
+      }));
       for (const client of clients) expect(await client.status).toBe(200);
       await writeBatch('sse');
       // Root's notes stream ends the batch: once it has its event, every stream has had its chance.

@@ -23,8 +23,9 @@ for (const dialect of DIALECTS) {
     let api: TestApi;
     let base: string;
     const open: SseClient[] = [];
+    let auth: Record<string, string> = {};
     const subscribe = (path: string, headers: Record<string, string> = {}): SseClient => {
-      const client = openSse(`${base}${path}`, headers);
+      const client = openSse(`${base}${path}`, { ...auth, ...headers });
       open.push(client);
       return client;
     };
@@ -46,6 +47,7 @@ for (const dialect of DIALECTS) {
 
     beforeAll(async () => {
       api = ctx.api;
+      auth = await api.authHeaders();
       await ctx.built.app.listen({ port: 0, host: '127.0.0.1' });
       base = `http://127.0.0.1:${(ctx.built.app.server.address() as AddressInfo).port}`;
       await api.collection({ name: 'authors', fields: [{ name: 'name', type: 'string' }] });

@@ -48,17 +48,18 @@ for (const dialect of DIALECTS.filter((name) => name !== 'sqlite')) {
     it.runIf(dialect === 'postgres')('survives a connection that breaks the protocol: the request answers, the connection is dropped, the next requests succeed', async () => {
       // Byte-duplicated answers make the driver see messages it did not expect (or the server
       // a malformed stream): an 'error' on a client in use must not crash the process.
+      const headers = await api.authHeaders();
       for (let round = 0; round < 3; round++) {
         proxy.garbleNext();
         // Not through the contract check: a garbled stream may answer anything but a crash.
-        const reply = await built.app.inject({ method: 'GET', url: '/api/items:list' });
+        const reply = await built.app.inject({ method: 'GET', url: '/api/items:list', headers });
         expect(reply.statusCode).toBeLessThan(600);
       }
       // A duplicate may still be read as the next statement's answer on that connection (the
       // driver cannot tell): the test asks only that sound answers come back, and no crash.
       let ok = false;
       for (let attempt = 0; attempt < 40 && !ok; attempt++) {
-        const reply = await built.app.inject({ method: 'GET', url: '/api/items:list' });
+        const reply = await built.app.inject({ method: 'GET', url: '/api/items:list', headers });
         const body = reply.statusCode === 200 ? (JSON.parse(reply.body) as { data: Array<{ id: unknown }> }) : undefined;
         ok = body !== undefined && body.data.every((item) => Number.isInteger(item.id));
         if (!ok) await new Promise((resolve) => setTimeout(resolve, 50));

@@ -30,7 +30,7 @@ for (const dialect of DIALECTS.filter((d) => d !== 'sqlite')) {
         if (Date.now() > deadline) throw new Error('B never served feed_items');
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      const client = openSse(`${b.baseUrl}/api/feed_items:subscribe`);
+      const client = openSse(`${b.baseUrl}/api/feed_items:subscribe`, await b.authHeaders());
       try {
         expect(await client.status).toBe(200);
         const started = performance.now();
@@ -71,7 +71,7 @@ for (const dialect of DIALECTS) {
         // Worker 2 starts after worker 1 answers: keep opening until both serve one.
         const deadline = Date.now() + 20_000;
         while ((workers.size < 2 || clients.length < 4) && Date.now() < deadline) {
-          const client = openSse(`${proc.baseUrl}/api/feed_items:subscribe`, { connection: 'close' });
+          const client = openSse(`${proc.baseUrl}/api/feed_items:subscribe`, { ...(await proc.authHeaders()), connection: 'close' });
           clients.push(client);
           expect(await client.status).toBe(200);
           const worker = await client.worker;

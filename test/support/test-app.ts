@@ -24,6 +24,8 @@ export interface TestApi {
   del(url: string): Promise<Reply>;
   /** Creates a collection and fails loudly if the schema API refuses. */
   collection(definition: Record<string, unknown>): Promise<void>;
+  /** The `authorization` header this client sends (signing in first), for requests made outside `inject` (a real socket). */
+  authHeaders(): Promise<Record<string, string>>;
 }
 
 /** The root user every test app starts with; `apiFor` signs in as it. */
@@ -90,6 +92,11 @@ export function apiFor(built: BuiltApp, credentials: { account: string; password
     post: (url, body) => request('POST', url, body),
     put: (url, body) => request('PUT', url, body),
     del: (url) => request('DELETE', url),
+    authHeaders: async () => {
+      if (credentials === null || built.auth === undefined) return {};
+      token ??= signIn();
+      return { authorization: `Bearer ${await token}` };
+    },
     collection: async (definition) => {
       const reply = await request('POST', '/api/collections:create', definition);
       if (reply.status !== 201) throw new Error(`collections:create failed: ${reply.status} ${reply.text}`);
