@@ -92,7 +92,7 @@ export function apiFor(built: BuiltApp, credentials: { account: string; password
     post: (url, body) => request('POST', url, body),
     put: (url, body) => request('PUT', url, body),
     del: (url) => request('DELETE', url),
-    authHeaders: async () => {
+    authHeaders: async (): Promise<Record<string, string>> => {
       if (credentials === null || built.auth === undefined) return {};
       token ??= signIn();
       return { authorization: `Bearer ${await token}` };
