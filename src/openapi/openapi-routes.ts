@@ -62,7 +62,7 @@ export function registerOpenApiRoutes(
       `  var given = /[#&]token=([^&]+)/.exec(location.hash);\n` +
       `  if (given) { sessionStorage.setItem('corral.token', decodeURIComponent(given[1])); history.replaceState(null, '', location.pathname); }\n` +
       `  var token = sessionStorage.getItem('corral.token');\n` +
-      `  window.ui = SwaggerUIBundle({ url: ${JSON.stringify(`${prefix}/openapi.json`)}, dom_id: '#swagger-ui', deepLinking: true, displayOperationId: true, validatorUrl: null, docExpansion: 'list',\n` +
+      `  window.ui = SwaggerUIBundle({ url: ${JSON.stringify(`${prefix}/openapi.json`)}, dom_id: '#swagger-ui', deepLinking: true, displayOperationId: true, validatorUrl: null, docExpansion: 'none',\n` +
       `    requestInterceptor: function (request) { if (token && !request.headers.Authorization) request.headers.Authorization = 'Bearer ' + token; return request; } });\n` +
       `})();\n`,
   );

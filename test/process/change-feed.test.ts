@@ -80,8 +80,9 @@ for (const dialect of DIALECTS) {
         }
         expect(workers.size, 'both workers serve a subscriber').toBe(2);
         // Each write on a new connection: the primary hands them to the workers in turn.
+        const auth = await proc.authHeaders();
         for (let i = 0; i < 6; i++) {
-          const reply = await fetch(`${proc.baseUrl}/api/feed_items:create`, { method: 'POST', headers: { 'content-type': 'application/json', connection: 'close' }, body: JSON.stringify({ title: `t${i}` }) });
+          const reply = await fetch(`${proc.baseUrl}/api/feed_items:create`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', connection: 'close' }, body: JSON.stringify({ title: `t${i}` }) });
           expect(reply.status).toBe(201);
         }
         for (const client of clients) {
