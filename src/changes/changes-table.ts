@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type CreateTableBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Dialect } from '../schema/types.js';
 
@@ -26,21 +26,21 @@ export interface ChangeRow {
   at: number;
 }
 
+/** The columns an event has in both the outbox and (PostgreSQL) its pending table, after the id. */
+function eventColumns(table: CreateTableBuilder<string, string>, dialect: Dialect): CreateTableBuilder<string, string> {
+  return table
+    .addColumn('collection', 'varchar(255)', (c) => c.notNull())
+    .addColumn('action', 'varchar(16)', (c) => c.notNull())
+    .addColumn('key', 'varchar(512)', (c) => c.notNull())
+    .addColumn('data', dialect === 'mysql' ? sql`longtext` : sql`text`, (c) => c.notNull())
+    .addColumn('at', 'bigint', (c) => c.notNull());
+}
+
 /** Creates the outbox tables if missing (several nodes may race here: the loser finds them made). */
 export async function ensureChangesTables(db: Db, dialect: Dialect): Promise<void> {
-  const text = dialect === 'mysql' ? sql`longtext` : sql`text`;
   const tryCreate = (table: string, run: () => Promise<unknown>): Promise<void> => createTableRacing(db, table, run);
   await tryCreate(CHANGES_TABLE, () =>
-    db.schema
-      .createTable(CHANGES_TABLE)
-      .ifNotExists()
-      .addColumn('id', 'bigint', (c) => c.primaryKey())
-      .addColumn('collection', 'varchar(255)', (c) => c.notNull())
-      .addColumn('action', 'varchar(16)', (c) => c.notNull())
-      .addColumn('key', 'varchar(512)', (c) => c.notNull())
-      .addColumn('data', text, (c) => c.notNull())
-      .addColumn('at', 'bigint', (c) => c.notNull())
-      .execute(),
+    eventColumns(db.schema.createTable(CHANGES_TABLE).ifNotExists().addColumn('id', 'bigint', (c) => c.primaryKey()), dialect).execute(),
   );
   await tryCreate(CHANGES_COUNTER_TABLE, () =>
     db.schema
@@ -53,16 +53,7 @@ export async function ensureChangesTables(db: Db, dialect: Dialect): Promise<voi
   );
   if (dialect === 'postgres') {
     await tryCreate(CHANGES_PENDING_TABLE, () =>
-      db.schema
-        .createTable(CHANGES_PENDING_TABLE)
-        .ifNotExists()
-        .addColumn('seq', 'bigserial', (c) => c.primaryKey())
-        .addColumn('collection', 'varchar(255)', (c) => c.notNull())
-        .addColumn('action', 'varchar(16)', (c) => c.notNull())
-        .addColumn('key', 'varchar(512)', (c) => c.notNull())
-        .addColumn('data', text, (c) => c.notNull())
-        .addColumn('at', 'bigint', (c) => c.notNull())
-        .execute(),
+      eventColumns(db.schema.createTable(CHANGES_PENDING_TABLE).ifNotExists().addColumn('seq', 'bigserial', (c) => c.primaryKey()), dialect).execute(),
     );
   }
   const existing = await db.selectFrom(CHANGES_COUNTER_TABLE).select('name').where('name', '=', COUNTER_NAME).execute();
