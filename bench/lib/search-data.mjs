@@ -5,6 +5,7 @@
 // about 20 s on SQLite and 50 s on PostgreSQL; directly, a few seconds.
 import { rowTokens } from '../../dist/plan/search-tokens.js';
 import { SEARCH_TABLE } from '../../dist/schema/search-table.js';
+import { random } from '../seed.mjs';
 import { requestOk } from './proc.mjs';
 
 export const SEARCH_ROWS = 100_000;
@@ -13,18 +14,6 @@ export const SEARCH_COLLECTION = 'articles';
 export const SEARCH_WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima', 'mike', 'november', 'oscar', 'papa', 'quebec', 'romeo', 'sierra', 'tango', 'uniform', 'victor', 'whiskey', 'xray', 'yankee', 'zulu'];
 /** Rows per INSERT batch. */
 const BATCH = 5000;
-
-/** A small deterministic generator (the bench's own, repeated so this file stands alone). */
-function random(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Row `i` (1-based) of the data set: the same on every run and database. */
 function* articleRows(count) {
