@@ -1,5 +1,6 @@
 // The bench's data, created through Corral's own schema and bulk-create API, so Corral and the
 // baseline read the very tables and indexes Corral makes.
+import { OWNER_USER_ID } from './lib/auth.mjs';
 import { requestOk } from './lib/proc.mjs';
 
 export const SEED = { posts: 10_000, commentsPerPost: 3, authors: 100, batch: 1000 };
@@ -36,6 +37,8 @@ async function createSchema(baseUrl) {
       { name: 'status', type: 'string', index: true },
       { name: 'author', type: 'belongsTo' },
       { name: 'comments', type: 'hasMany' },
+      // The owner of the `list-scoped` scenario's tenant scope (bench/lib/auth.mjs).
+      { name: 'ownerId', type: 'integer', index: true },
     ],
   });
   await bulk(baseUrl, 'authors', Array.from({ length: SEED.authors }, (_, i) => ({ name: `author ${i + 1}` })));
@@ -56,6 +59,8 @@ export async function seed(baseUrl) {
       views: int(1000),
       status: STATUSES[int(STATUSES.length)],
       authorId: 1 + int(SEED.authors),
+      // Every tenth post belongs to the owner user; no random draw, so the other columns stay as they were.
+      ownerId: (i + 1) % 10 === 0 ? OWNER_USER_ID : null,
     })),
   );
   const comments = [];

@@ -14,17 +14,21 @@ const keysOf = (count, placeholder) =>
 
 function sqliteStatements(db) {
   const columns = 'id, createdAt, updatedAt, title, body';
+  // Prepared on first use: the articles table exists only when a selected scenario seeds it.
   const byWords = new Map();
-  for (let n = 1; n <= MAX_WORDS; n++) {
-    const keys = keysOf(n, () => '?');
-    byWords.set(n, {
-      page: db.prepare(`select ${columns} from ${SEARCH_COLLECTION} where id in (${keys}) order by id asc limit ? offset ?`),
-      count: db.prepare(`select count(*) as n from ${SEARCH_COLLECTION} where id in (${keys})`).pluck(),
-    });
-  }
+  const statementsFor = (n) => {
+    if (!byWords.has(n)) {
+      const keys = keysOf(n, () => '?');
+      byWords.set(n, {
+        page: db.prepare(`select ${columns} from ${SEARCH_COLLECTION} where id in (${keys}) order by id asc limit ? offset ?`),
+        count: db.prepare(`select count(*) as n from ${SEARCH_COLLECTION} where id in (${keys})`).pluck(),
+      });
+    }
+    return byWords.get(n);
+  };
   return {
-    page: async (params, limit, offset) => byWords.get(params.length / 3).page.all(...params, limit, offset),
-    count: async (params) => byWords.get(params.length / 3).count.get(...params),
+    page: async (params, limit, offset) => statementsFor(params.length / 3).page.all(...params, limit, offset),
+    count: async (params) => statementsFor(params.length / 3).count.get(...params),
   };
 }
 

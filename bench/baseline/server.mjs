@@ -8,6 +8,7 @@ import Fastify from 'fastify';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 // The very list Corral applies, so the two servers run SQLite the same way.
 import { SQLITE_PRAGMAS } from '../../dist/db/database.js';
+import { OWNER_USER_ID, SCOPED_ALL_USER_ID } from '../lib/auth.mjs';
 import { postCursor } from '../scenarios.mjs';
 import { registerSearchRoute } from './search-route.mjs';
 
@@ -19,12 +20,16 @@ async function openSqlite(file) {
   const { default: Database } = await import('better-sqlite3');
   const db = new Database(file);
   for (const pragma of SQLITE_PRAGMAS) db.pragma(pragma);
-  const columns = 'id, createdAt, updatedAt, title, body, views, status, authorId';
+  const columns = 'id, createdAt, updatedAt, title, body, views, status, authorId, ownerId';
   const statements = {
     get: db.prepare(`select ${columns} from posts where id = ?`),
     pageAsc: db.prepare(`select ${columns} from posts order by id asc limit ? offset ?`),
     pageDesc: db.prepare(`select ${columns} from posts order by id desc limit ? offset ?`),
     count: db.prepare('select count(*) as n from posts').pluck(),
+    ownerPageDesc: db.prepare(`select ${columns} from posts where ownerId = ? order by id desc limit ? offset ?`),
+    ownerCount: db.prepare('select count(*) as n from posts where ownerId = ?').pluck(),
+    afterPageDesc: db.prepare(`select ${columns} from posts where id > ? order by id desc limit ? offset ?`),
+    afterCount: db.prepare('select count(*) as n from posts where id > ?').pluck(),
     filterPage: db.prepare(`select ${columns} from posts where views > ? and status = ? order by id asc limit ? offset ?`),
     filterCount: db.prepare('select count(*) as n from posts where views > ? and status = ?').pluck(),
     insert: db.prepare(
@@ -42,6 +47,10 @@ async function openSqlite(file) {
     get: async (id) => statements.get.get(id),
     page: async (desc, limit, offset) => (desc ? statements.pageDesc : statements.pageAsc).all(limit, offset),
     count: async () => statements.count.get(),
+    ownerPage: async (ownerId, limit, offset) => statements.ownerPageDesc.all(ownerId, limit, offset),
+    ownerCount: async (ownerId) => statements.ownerCount.get(ownerId),
+    afterPage: async (id, limit, offset) => statements.afterPageDesc.all(id, limit, offset),
+    afterCount: async (id) => statements.afterCount.get(id),
     filterPage: async (views, status, limit, offset) => statements.filterPage.all(views, status, limit, offset),
     filterCount: async (views, status) => statements.filterCount.get(views, status),
     insert: async (now, p) => statements.insert.get(now, now, p.title, p.body, p.views, p.status, p.authorId),
@@ -61,7 +70,7 @@ async function openPostgres(connectionString) {
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString, max: poolSize });
   pool.on('error', () => undefined);
-  const columns = 'id, "createdAt", "updatedAt", title, body, views, status, "authorId"';
+  const columns = 'id, "createdAt", "updatedAt", title, body, views, status, "authorId", "ownerId"';
   // Named queries are parsed and planned once per connection, then only bound and executed.
   const q = async (name, text, values) => (await pool.query({ name, text, values })).rows;
   return {
@@ -71,6 +80,10 @@ async function openPostgres(connectionString) {
         ? q('pageDesc', `select ${columns} from posts order by id desc limit $1 offset $2`, [limit, offset])
         : q('pageAsc', `select ${columns} from posts order by id asc limit $1 offset $2`, [limit, offset]),
     count: async () => (await q('count', 'select count(*)::int as n from posts', []))[0].n,
+    ownerPage: async (ownerId, limit, offset) => q('ownerPageDesc', `select ${columns} from posts where "ownerId" = $1 order by id desc limit $2 offset $3`, [ownerId, limit, offset]),
+    ownerCount: async (ownerId) => (await q('ownerCount', 'select count(*)::int as n from posts where "ownerId" = $1', [ownerId]))[0].n,
+    afterPage: async (id, limit, offset) => q('afterPageDesc', `select ${columns} from posts where id > $1 order by id desc limit $2 offset $3`, [id, limit, offset]),
+    afterCount: async (id) => (await q('afterCount', 'select count(*)::int as n from posts where id > $1', [id]))[0].n,
     filterPage: async (views, status, limit, offset) =>
       q('filterPage', `select ${columns} from posts where views > $1 and status = $2 order by id asc limit $3 offset $4`, [views, status, limit, offset]),
     filterCount: async (views, status) =>
@@ -114,29 +127,33 @@ const app = Fastify({ logger: false });
 // constant time), the payload has not expired. No library, no cache.
 const secret = process.env.AUTH_SECRET ?? '';
 const HS256_HEADER = /^\{"alg":"HS256"(,"typ":"JWT")?\}$/;
+/** The claims of a valid token, else undefined. */
 function validToken(authorization) {
   const token = /^Bearer (\S+)$/.exec(authorization ?? '')?.[1];
-  if (token === undefined) return false;
+  if (token === undefined) return undefined;
   const parts = token.split('.');
-  if (parts.length !== 3) return false;
+  if (parts.length !== 3) return undefined;
   const [header, payload, signature] = parts;
-  if (!HS256_HEADER.test(Buffer.from(header, 'base64url').toString())) return false;
+  if (!HS256_HEADER.test(Buffer.from(header, 'base64url').toString())) return undefined;
   const expected = createHmac('sha256', secret).update(`${header}.${payload}`).digest();
   const given = Buffer.from(signature, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return false;
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
   let claims;
   try {
     claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
   } catch {
-    return false; // not JSON: not a token
+    return undefined; // not JSON: not a token
   }
-  return typeof claims?.exp === 'number' && claims.exp * 1000 > Date.now();
+  return typeof claims?.exp === 'number' && claims.exp * 1000 > Date.now() ? claims : undefined;
 }
+app.decorateRequest('userId', 0);
 app.addHook('onRequest', async (request, reply) => {
   if (!request.url.startsWith('/api/')) return;
-  if (!validToken(request.headers.authorization)) {
+  const claims = validToken(request.headers.authorization);
+  if (claims === undefined) {
     return reply.code(401).send({ errors: [{ code: 'AUTH_INVALID_TOKEN', message: 'The token is invalid or expired' }] });
   }
+  request.userId = Number(claims.sub);
 });
 
 const notFound = (reply) => reply.code(404).send({ errors: [{ code: 'NOT_FOUND', message: 'not found' }] });
@@ -177,6 +194,17 @@ app.get('/api/posts::list', async (request, reply) => {
   const paged = paging(request.query);
   if (paged === undefined) return badRequest(reply, 'bad page or pageSize');
   const { filter, sort } = request.query;
+  // The bench's scoped users (bench/lib/auth.mjs), known by the token's user id, with the same
+  // WHERE as their roles give Corral: the owner's posts, or every post with id > 0.
+  if (request.userId === OWNER_USER_ID || request.userId === SCOPED_ALL_USER_ID) {
+    if (sort !== '-id' || filter !== undefined || request.query.cursor !== undefined) return badRequest(reply, 'unsupported list for a scoped user');
+    if (request.userId === OWNER_USER_ID) {
+      const rows = await store.ownerPage(OWNER_USER_ID, paged.pageSize, paged.offset);
+      return listReply(rows, paged, () => store.ownerCount(OWNER_USER_ID));
+    }
+    const rows = await store.afterPage(0, paged.pageSize, paged.offset);
+    return listReply(rows, paged, () => store.afterCount(0));
+  }
   if (filter !== undefined) {
     // The one filter the bench sends: {"views":{"$gt":n},"status":s}. A hand-written route
     // knows its query; it takes the two values, nothing more.

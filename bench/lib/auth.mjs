@@ -25,24 +25,48 @@ export async function signIn(baseUrl) {
   return headers;
 }
 
-/** The scoped role of the `as: 'scoped'` scenarios: posts only, through a row filter matching every seeded post. */
-const SCOPED_ROLE = { name: 'benchScoped', strategy: { actions: [] }, resources: [{ name: 'posts', actions: [{ name: 'view', filter: { id: { $gt: 0 } } }] }] };
-const SCOPED_USER = { email: 'scoped@corral.local', password: 'bench-scoped-password', roles: [SCOPED_ROLE.name] };
-let scopedHeaders;
+/**
+ * The scoped users of the `as: 'owner'` and `as: 'scopedAll'` scenarios, created right after
+ * the seed (root is user 1, so they are users 2 and 3; setUpScopedUser checks it):
+ * - owner: a typical owner/tenant scope, `{"ownerId": "{{$user.id}}"}` on posts (the seeder
+ *   gives every tenth post `ownerId` = OWNER_USER_ID, so 1,000 of 10,000);
+ * - scopedAll: the worst case for the count, a row filter `{"id": {"$gt": 0}}` that every
+ *   post matches (SQLite counts rows under any WHERE by visiting them).
+ * The baseline knows them by id from the token's `sub` and serves the same WHERE.
+ */
+export const OWNER_USER_ID = 2;
+export const SCOPED_ALL_USER_ID = 3;
+export const SCOPED_USERS = [
+  {
+    as: 'owner',
+    id: OWNER_USER_ID,
+    role: { name: 'benchOwner', strategy: { actions: [] }, resources: [{ name: 'posts', actions: [{ name: 'view', filter: { ownerId: '{{$user.id}}' } }] }] },
+    user: { email: 'owner@corral.local', password: 'bench-owner-password', roles: ['benchOwner'] },
+  },
+  {
+    as: 'scopedAll',
+    id: SCOPED_ALL_USER_ID,
+    role: { name: 'benchScoped', strategy: { actions: [] }, resources: [{ name: 'posts', actions: [{ name: 'view', filter: { id: { $gt: 0 } } }] }] },
+    user: { email: 'scoped@corral.local', password: 'bench-scoped-password', roles: ['benchScoped'] },
+  },
+];
+const scopedHeaders = new Map();
 
-/** Creates the scoped role and user (as root) in a freshly seeded database, and signs it in once. */
+/** Creates the scoped roles and users (as root) in a freshly seeded database, and signs each in once. */
 export async function setUpScopedUser(baseUrl) {
-  for (const [path, body] of [['/api/roles:create', SCOPED_ROLE], ['/api/users:create', SCOPED_USER]]) {
-    const reply = await request(baseUrl, 'POST', path, body);
-    if (reply.status !== 201) throw new Error(`${path} answered ${reply.status}: ${reply.text.slice(0, 300)}`);
+  for (const { as, id, role, user } of SCOPED_USERS) {
+    if ((await request(baseUrl, 'POST', '/api/roles:create', role)).status !== 201) throw new Error(`roles:create ${role.name} failed`);
+    const created = await request(baseUrl, 'POST', '/api/users:create', user);
+    if (created.status !== 201) throw new Error(`users:create answered ${created.status}: ${created.text.slice(0, 300)}`);
+    if (created.body.data.id !== id) throw new Error(`the ${as} user got id ${created.body.data.id}, the seed and the baseline expect ${id}`);
+    if (scopedHeaders.has(as)) continue;
+    const reply = await request(baseUrl, 'POST', '/api/auth:signIn', { account: user.email, password: user.password });
+    if (reply.status !== 200) throw new Error(`${as} sign-in answered ${reply.status}: ${reply.text.slice(0, 300)}`);
+    scopedHeaders.set(as, { authorization: `Bearer ${reply.body.data.token}` });
   }
-  if (scopedHeaders !== undefined) return;
-  const reply = await request(baseUrl, 'POST', '/api/auth:signIn', { account: SCOPED_USER.email, password: SCOPED_USER.password });
-  if (reply.status !== 200) throw new Error(`scoped sign-in answered ${reply.status}: ${reply.text.slice(0, 300)}`);
-  scopedHeaders = { authorization: `Bearer ${reply.body.data.token}` };
 }
 
-/** The headers of a scenario: the scoped user's for `as: 'scoped'`, else root's. */
+/** The headers of a scenario: a scoped user's for `as: 'owner'` or `as: 'scopedAll'`, else root's. */
 export function headersFor(scenario) {
-  return scenario.as === 'scoped' ? scopedHeaders : headers;
+  return scenario.as === undefined ? headers : scopedHeaders.get(scenario.as);
 }

@@ -49,11 +49,63 @@ export function processTree(root) {
 /** Whether /proc/<pid>/stat can be read here (Linux). */
 export const cpuSupported = stat(process.pid) !== null;
 
-/** CPU seconds (user + system) the given processes used between start and stop(). */
+/** CPU seconds (user + system) the given processes used between start and stop(), in clock ticks (10 ms). */
 export function cpuWindow(pids) {
   const ticks = () => pids.reduce((sum, pid) => sum + (stat(pid)?.[1] ?? 0), 0);
   const start = ticks();
   return { stop: () => (ticks() - start) / CLOCK_TICKS };
+}
+
+/** Nanoseconds thread `tid` of `pid` has run on a CPU (the scheduler's own sum), or null. */
+function threadNs(pid, tid) {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the scheduler's per-thread run time can be read here (`/proc/<pid>/task/<tid>/schedstat`). */
+export const schedstatSupported = threadNs(process.pid, process.pid) !== null;
+
+/**
+ * A precise CPU clock of the given processes: `read()` returns the nanoseconds all their
+ * threads have run since the clock was made. `/proc/<pid>/stat` counts in clock ticks of 10 ms,
+ * which is ±6% on a 2 s window of a server that waits on PostgreSQL most of the time (170 ms of
+ * CPU); the scheduler's run time of each thread (`schedstat`) is in nanoseconds. A thread that
+ * ends between two reads loses its share (Node's threads live as long as the process); one that
+ * starts counts from zero. Falls back to the tick count where schedstat is missing.
+ */
+export function cpuClock(pids) {
+  if (!schedstatSupported) {
+    const window = cpuWindow(pids);
+    return { read: () => window.stop() * 1e9, precise: false };
+  }
+  const sample = () => {
+    const times = new Map();
+    for (const pid of pids) {
+      let tids = [];
+      try {
+        tids = readdirSync(`/proc/${pid}/task`);
+      } catch {
+        continue;
+      }
+      for (const tid of tids) {
+        const ns = threadNs(pid, tid);
+        if (ns !== null) times.set(`${pid}/${tid}`, ns);
+      }
+    }
+    return times;
+  };
+  const start = sample();
+  return {
+    precise: true,
+    read: () => {
+      let total = 0;
+      for (const [key, ns] of sample()) total += ns - (start.get(key) ?? 0);
+      return total;
+    },
+  };
 }
 
 /** Parses `perf stat -x,` output: the instruction count, or null when not supported/counted. */

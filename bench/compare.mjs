@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+// Compares two bench results (`npm run bench -- --json=a.json`, then `--json=b.json`):
+//
+//   node bench/compare.mjs a.json b.json [--tolerance=0.05] [--field=cpuRatio]
+//
+// For every scenario and database in both runs (and the scale rows), prints the CPU ratio of
+// each run with its range, the difference b − a, and flags a difference beyond the tolerance.
+// Exit code 1 when any row disagrees, 0 when every row agrees (issue 13: two consecutive full
+// runs agree within ±0.05 on every scenario).
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+const { values: opts, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { tolerance: { type: 'string', default: '0.05' }, field: { type: 'string', default: 'cpuRatio' } },
+});
+if (positionals.length !== 2) {
+  process.stderr.write('usage: node bench/compare.mjs a.json b.json [--tolerance=0.05] [--field=cpuRatio|rateRatio|cpuRatioWholeRun]\n');
+  process.exit(2);
+}
+const tolerance = Number(opts.tolerance);
+const field = opts.field;
+const spreadField = { cpuRatio: 'cpuSpread', rateRatio: 'rateSpread', cpuRatioWholeRun: 'cpuSpreadWholeRun' }[field];
+const [a, b] = positionals.map((file) => JSON.parse(readFileSync(file, 'utf8')));
+
+const key = (row) => `${row.scenario}|${row.database}|${row.posts ?? ''}`;
+const rowsOf = (report) => [...report.rows, ...(report.scaleRows ?? [])];
+const byKey = new Map(rowsOf(b).map((row) => [key(row), row]));
+const fixed = (x) => (x === null || x === undefined ? '-' : x.toFixed(2));
+const range = (s) => (s === null || s === undefined ? '-' : `${s[0].toFixed(2)}–${s[1].toFixed(2)}`);
+
+const header = ['scenario', 'database', 'A', 'range A', 'B', 'range B', 'B − A', ''];
+const body = [];
+let disagree = 0;
+let compared = 0;
+for (const row of rowsOf(a)) {
+  const other = byKey.get(key(row));
+  if (other === undefined) continue;
+  const x = row[field];
+  const y = other[field];
+  const diff = x === null || y === null || x === undefined || y === undefined ? null : y - x;
+  // Round to the printed precision first, so 0.05 shown is not flagged by a rounding residue.
+  const off = diff !== null && Math.round(Math.abs(diff) * 100) / 100 > tolerance;
+  if (diff !== null) compared++;
+  if (off) disagree++;
+  const name = row.posts === undefined || row.posts === null ? row.scenario : `${row.scenario} (${row.posts} posts)`;
+  body.push([name, row.database, fixed(x), range(row[spreadField]), fixed(y), range(other[spreadField]), diff === null ? '-' : `${diff >= 0 ? '+' : ''}${diff.toFixed(2)}`, off ? `> ±${tolerance}` : '']);
+}
+const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
+const line = (cells) => `| ${cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
+process.stdout.write(`${field}: A = ${positionals[0]} (${a.date}), B = ${positionals[1]} (${b.date})\n`);
+process.stdout.write([line(header), `|${widths.map((w, i) => (i < 2 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...body.map(line)].join('\n'));
+process.stdout.write(`\n${compared - disagree} of ${compared} rows agree within ±${tolerance}${disagree > 0 ? `; ${disagree} do not` : ''}\n`);
+process.exit(disagree > 0 ? 1 : 0);
