@@ -6,6 +6,7 @@ import type { JsonValue } from '../schema/types.js';
 import { CHANGES_COUNTER_TABLE, CHANGES_TABLE, COUNTER_NAME, toChangeRow, type ChangeRow } from './changes-table.js';
 import { CHANGES_CHANNEL } from './outbox.js';
 import { publishPending } from './outbox-insert.js';
+import { SerialRun } from './serial-run.js';
 
 /** Events one read of the outbox returns at most (the reader loops while pages are full). */
 export const FEED_READ_PAGE = 1000;
@@ -90,8 +91,12 @@ export class ChangeFeed {
   readonly #subscribers = new Set<FeedSubscriber>();
   /** The highest id this node's reader has dispatched (or seen, with no subscriber). */
   #last = 0;
-  #reading: Promise<void> | undefined;
-  #again = false;
+  /** The reader: one read at a time; a wake during a read schedules one more after it. */
+  readonly #reader = new SerialRun(
+    () => this.#read(),
+    (error: unknown) => this.options.log.error({ err: error }, 'reading the change feed failed'),
+    () => this.wake(),
+  );
   /** A read is scheduled FEED_BATCH_MS after the first wake, collecting the commits meanwhile. */
   #batch: NodeJS.Timeout | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -108,7 +113,7 @@ export class ChangeFeed {
 
   async start(): Promise<void> {
     this.#last = await this.lastId();
-    this.#timer = setInterval(() => this.#poll(), this.options.pollMs);
+    this.#timer = setInterval(() => this.#readNow(), this.options.pollMs);
     this.#timer.unref();
     this.#pruneTimer = setInterval(() => {
       void this.prune().catch((error: unknown) => this.options.log.error({ err: error }, 'pruning the change feed failed'));
@@ -220,45 +225,16 @@ export class ChangeFeed {
     this.#batch.unref();
   }
 
-  /** The periodic read: events another node committed, or (no subscriber) the position only. */
-  #poll(): void {
-    if (this.#subscribers.size === 0 && this.#reading === undefined) {
-      this.#reading = this.lastId()
-        .then((last) => {
-          this.#last = Math.max(this.#last, last);
-        })
-        .catch((error: unknown) => this.options.log.error({ err: error }, 'reading the change feed position failed'))
-        .finally(() => {
-          this.#reading = undefined;
-        });
-      return;
-    }
-    this.#readNow();
-  }
-
-  /** Reads new events now (one read at a time; one more right after if asked meanwhile). */
+  /** Reads new events now, or (with no subscriber) the position only; see SerialRun. */
   #readNow(): void {
-    if (this.#closed) return;
-    if (this.#reading !== undefined) {
-      this.#again = true;
-      return;
-    }
-    this.#reading = this.#read()
-      .catch((error: unknown) => this.options.log.error({ err: error }, 'reading the change feed failed'))
-      .finally(() => {
-        this.#reading = undefined;
-        if (this.#again) {
-          this.#again = false;
-          this.wake();
-        }
-      });
+    if (!this.#closed) this.#reader.start();
   }
 
   /** Resolves once every event committed before the call has been dispatched. */
   async settle(): Promise<void> {
-    while (this.#reading !== undefined) await this.#reading;
+    await this.#reader.idle();
     this.#readNow();
-    while (this.#reading !== undefined) await this.#reading;
+    await this.#reader.idle();
   }
 
   async #read(): Promise<void> {
@@ -307,7 +283,7 @@ export class ChangeFeed {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     if (this.#batch !== undefined) clearTimeout(this.#batch);
     if (this.#pruneTimer !== undefined) clearInterval(this.#pruneTimer);
-    await this.#reading;
+    await this.#reader.idle();
     for (const subscriber of this.#subscribers) subscriber.drop();
     this.#subscribers.clear();
     await this.#listener?.end().catch((error: unknown) => this.options.log.error({ err: error }, 'closing the LISTEN connection failed'));

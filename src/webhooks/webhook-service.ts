@@ -5,6 +5,7 @@ import { ApiError } from '../errors/api-error.js';
 import type { ChangeFeed, FeedLog } from '../changes/change-feed.js';
 import { createTableRacing } from '../changes/changes-table.js';
 import { toEvent } from '../changes/change-feed.js';
+import { SerialRun } from '../changes/serial-run.js';
 import type { ApiRequest } from '../request/api-request.js';
 import type { Dialect } from '../schema/types.js';
 import { checkWebhookUrl } from './webhook-url.js';
@@ -118,8 +119,12 @@ export type RootCheck = (request: ApiRequest) => boolean;
 export class WebhookService {
   readonly #node = randomUUID();
   #timer: NodeJS.Timeout | undefined;
-  #running: Promise<void> | undefined;
-  #again = false;
+  /** One delivery pass at a time; a wake during a pass runs one more right after it. */
+  readonly #passes = new SerialRun(
+    () => this.#pass(),
+    (error: unknown) => this.options.log.error({ err: error }, 'a webhook delivery pass failed'),
+    () => this.#run(),
+  );
   #closed = false;
   /** Whether any webhook is active (as of the last pass or local change): commits wake the loop only then. */
   #anyActive = true;
@@ -138,7 +143,7 @@ export class WebhookService {
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#timer !== undefined) clearInterval(this.#timer);
-    await this.#running;
+    await this.#passes.idle();
     // Let another node take over at once.
     await this.database.db
       .updateTable(WEBHOOKS_TABLE)
@@ -154,20 +159,7 @@ export class WebhookService {
   }
 
   #run(): void {
-    if (this.#closed) return;
-    if (this.#running !== undefined) {
-      this.#again = true;
-      return;
-    }
-    this.#running = this.#pass()
-      .catch((error: unknown) => this.options.log.error({ err: error }, 'a webhook delivery pass failed'))
-      .finally(() => {
-        this.#running = undefined;
-        if (this.#again) {
-          this.#again = false;
-          this.#run();
-        }
-      });
+    if (!this.#closed) this.#passes.start();
   }
 
   // --- the resource -------------------------------------------------------------------
