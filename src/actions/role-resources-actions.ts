@@ -5,7 +5,11 @@ import type { QueryParams } from '../request/query-params.js';
 import type { Collection } from '../schema/collection.js';
 import type { ActionContext, ActionResult } from './action-context.js';
 import { getAction } from './get-action.js';
-import { updateAction } from './update-action.js';
+import { keyFilter, parseKeys } from '../plan/bind-keys.js';
+import { bindWriteValues } from '../plan/bind-write-values.js';
+import { updateMatched } from '../store/update-rows.js';
+import { selectWhere } from '../store/write-rows.js';
+import { nestedOptions } from './create-action.js';
 
 /** The grant actions a resource item may name (API.md §9). */
 const GRANT_ACTIONS: ReadonlySet<string> = new Set(['view', 'create', 'update', 'destroy']);
@@ -31,14 +35,31 @@ async function readResources(ctx: ActionContext, roles: Collection): Promise<Res
   const request = { ...ctx.request, action: 'get', keys: roleName, params: rowParams(ctx, ['resources']), body: undefined };
   const result = await getAction({ ...ctx, request }, roles);
   if (result.kind !== 'item') throw new Error(`roles:get answered ${result.kind}`);
-  const resources = (result.item as { resources?: unknown }).resources;
+  return itemsOf((result.item as { resources?: unknown }).resources);
+}
+
+function itemsOf(resources: unknown): ResourceItem[] {
   return Array.isArray(resources) ? (resources.filter((item) => isRecord(item) && typeof item.name === 'string') as ResourceItem[]) : [];
 }
 
-/** Writes the role row's `resources` through the store, like `roles:update/<name>` with `{resources}`. */
-async function writeResources(ctx: ActionContext, roles: Collection, resources: ResourceItem[]): Promise<void> {
-  const request = { ...ctx.request, action: 'update', keys: ctx.request.path.sourceKey!, params: rowParams(ctx, ['name']), body: { resources } };
-  await updateAction({ ...ctx, request }, roles);
+/**
+ * Changes the role row's `resources` in one write unit: the row is read locked (FOR UPDATE;
+ * SQLite's writer is alone), `change` computes the new list (undefined: no change), and it is
+ * written like `roles:update/<name>` with `{resources}`. Two concurrent changes of one role's
+ * resources run one after the other, so neither is lost.
+ */
+async function changeResources<T>(ctx: ActionContext, roles: Collection, change: (resources: ResourceItem[]) => { resources?: ResourceItem[]; result: T }): Promise<T> {
+  const field = roles.fields.get('resources');
+  if (field === undefined) throw new Error('roles has no resources field');
+  const where = keyFilter(roles, parseKeys(roles, ctx.request.path.sourceKey!));
+  const now = new Date();
+  return ctx.store.write(ctx, roles, async (unit) => {
+    const [row] = await selectWhere(unit, roles, [roles.key, field], where, true);
+    if (row === undefined) throw new ApiError('RECORD_NOT_FOUND', `no ${ROLES} record matches`);
+    const { resources, result } = change(itemsOf(roles.decode(row, [field]).resources));
+    if (resources !== undefined) await updateMatched(unit, roles, await bindWriteValues(roles, { resources }, 'update', now), where, nestedOptions(ctx.request.params, now));
+    return result;
+  });
 }
 
 /** The collection name an item action addresses (path key or filterByTk). */
@@ -98,26 +119,26 @@ export const roleResourcesActions = {
   create: async (ctx: ActionContext): Promise<ActionResult> => {
     const roles = rolesOf(ctx);
     const item = resourceItem(ctx, ctx.request.body, undefined);
-    const resources = await readResources(ctx, roles);
-    if (resources.some((resource) => resource.name === item.name)) throw new ApiError('UNIQUE_VIOLATION', `role ${ctx.request.path.sourceKey!} has a resource ${item.name} already`, { field: 'name' });
-    await writeResources(ctx, roles, [...resources, item]);
-    return { kind: 'created', item, location: [ROLES, ctx.request.path.sourceKey!, 'resources', item.name] };
+    return changeResources(ctx, roles, (resources) => {
+      if (resources.some((resource) => resource.name === item.name)) throw new ApiError('UNIQUE_VIOLATION', `role ${ctx.request.path.sourceKey!} has a resource ${item.name} already`, { field: 'name' });
+      return { resources: [...resources, item], result: { kind: 'created', item, location: [ROLES, ctx.request.path.sourceKey!, 'resources', item.name] } };
+    });
   },
   update: async (ctx: ActionContext): Promise<ActionResult> => {
     const roles = rolesOf(ctx);
     const name = itemName(ctx);
-    const resources = await readResources(ctx, roles);
-    if (!resources.some((resource) => resource.name === name)) throw new ApiError('RECORD_NOT_FOUND', `role ${ctx.request.path.sourceKey!} has no resource ${name}`);
-    const item = resourceItem(ctx, ctx.request.body, name);
-    await writeResources(ctx, roles, resources.map((resource) => (resource.name === name ? item : resource)));
-    return { kind: 'item', item };
+    return changeResources(ctx, roles, (resources) => {
+      if (!resources.some((resource) => resource.name === name)) throw new ApiError('RECORD_NOT_FOUND', `role ${ctx.request.path.sourceKey!} has no resource ${name}`);
+      const item = resourceItem(ctx, ctx.request.body, name);
+      return { resources: resources.map((resource) => (resource.name === name ? item : resource)), result: { kind: 'item', item } };
+    });
   },
   destroy: async (ctx: ActionContext): Promise<ActionResult> => {
     const roles = rolesOf(ctx);
     const name = itemName(ctx);
-    const resources = await readResources(ctx, roles);
-    const kept = resources.filter((resource) => resource.name !== name);
-    if (kept.length !== resources.length) await writeResources(ctx, roles, kept);
-    return { kind: 'count', n: resources.length - kept.length };
+    return changeResources(ctx, roles, (resources) => {
+      const kept = resources.filter((resource) => resource.name !== name);
+      return { ...(kept.length === resources.length ? {} : { resources: kept }), result: { kind: 'count', n: resources.length - kept.length } };
+    });
   },
 } satisfies Record<string, (ctx: ActionContext) => Promise<ActionResult>>;

@@ -5,6 +5,7 @@ import type { Collection } from '../schema/collection.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import type { Scopes } from '../store/scope.js';
 import { bindFilter } from '../plan/bind-filter.js';
+import { checkReadable, hasFieldLists } from './check-readable.js';
 import { combineScopes, grantActionOf, type Access, type GrantAction } from './permissions.js';
 import { ROLES, USERS } from './system-collections.js';
 
@@ -44,8 +45,7 @@ export function authorize(access: Access, request: ApiRequest, snapshot: SchemaS
     }
   }
   const mainAction = relation !== undefined && LINK_ACTIONS.has(action) ? 'update' : grantAction;
-  access.require(main, mainAction);
-  let scopes = access.scopes(snapshot, main, mainAction);
+  let scopes = access.allowedScopes(snapshot, main, mainAction);
   if (main === USERS && (mainAction === 'update' || mainAction === 'destroy')) {
     // Users holding a role the caller lacks (root, above all) are out of reach: else a new password would make them yours.
     const lacking = access.allRoles.filter((role) => !access.principal.roles.includes(role));
@@ -53,23 +53,32 @@ export function authorize(access: Access, request: ApiRequest, snapshot: SchemaS
     if (lacking.length > 0) scopes = combineScopes(scopes, new Map([[USERS, { where: bindFilter({ roles: { $noneOf: lacking } }, users) }]]));
   }
   const fields = scopes.get(main)?.fields;
-  if (fields !== undefined && (mainAction === 'create' || mainAction === 'update') && !LINK_ACTIONS.has(action)) {
-    for (const item of Array.isArray(request.body) ? request.body : [request.body]) {
-      if (!isRecord(item)) continue;
-      for (const key of Object.keys(item)) {
-        if (!fields.has(key)) throw new ApiError('FORBIDDEN', `your roles do not allow writing ${key} of ${main}`, { field: key });
-      }
-    }
+  if (fields !== undefined && (mainAction === 'create' || mainAction === 'update') && !LINK_ACTIONS.has(action)) checkWritten(fields, main, request.body);
+  if (action === 'updateOrCreate') {
+    // It updates the rows in the update scope, or creates one: both grants, both field lists.
+    const created = access.allowedScopes(snapshot, main, 'create').get(main)?.fields;
+    if (created !== undefined) checkWritten(created, main, request.body);
   }
   if (mainAction !== 'view' && mainAction !== 'destroy') checkEscalation(access, main, request.body);
   const collection = snapshot.get(main)!;
   checkAppends(scopes, collection, request.params.appends ?? []);
+  if (!LINK_ACTIONS.has(action)) checkProbes(access, scopes, collection, mainAction, request);
   if (fields === undefined || mainAction !== 'view') return { scopes, request };
   // A read returns the granted fields only (of those asked for); embedded items are narrowed by the store.
   const asked = request.params.fields ?? collection.visible.map((field) => field.name);
   const except = new Set(request.params.except ?? []);
   const granted = asked.filter((name) => fields.has(name) && collection.fields.has(name) && !except.has(name));
   return { scopes, request: { ...request, params: { ...request.params, fields: granted, except: [] } } };
+}
+
+/** 403 FORBIDDEN when a written item names a field outside the grant's `fields`. */
+function checkWritten(fields: ReadonlySet<string>, main: string, body: unknown): void {
+  for (const item of Array.isArray(body) ? body : [body]) {
+    if (!isRecord(item)) continue;
+    for (const key of Object.keys(item)) {
+      if (!fields.has(key)) throw new ApiError('FORBIDDEN', `your roles do not allow writing ${key} of ${main}`, { field: key });
+    }
+  }
 }
 
 /**
@@ -88,6 +97,18 @@ function authorizeRoleResources(access: Access, request: ApiRequest, snapshot: S
     checkEscalation(access, ROLES, { name: request.path.sourceKey, resources: grantAction === 'destroy' ? [] : [resource] });
   }
   return { scopes, request };
+}
+
+/**
+ * A filter, sort, filterKeys or query may test only fields the caller may read: those of the
+ * `view` grant (for a write, the main collection's `view` grant when there is one, else the
+ * write's own field list), checked in the collection each path reaches.
+ */
+function checkProbes(access: Access, scopes: Scopes, main: Collection, mainAction: GrantAction, request: ApiRequest): void {
+  const mainView = mainAction === 'view' ? undefined : access.grant(main.name, 'view');
+  if (!hasFieldLists(scopes) && mainView?.fields === undefined) return;
+  const mainFields = mainAction === 'view' ? scopes.get(main.name)?.fields : mainView === undefined ? scopes.get(main.name)?.fields : mainView.fields;
+  checkReadable((collection) => (collection.name === main.name ? mainFields : scopes.get(collection.name)?.fields), main, request);
 }
 
 /**

@@ -127,8 +127,7 @@ export class Access {
    */
   scopes(snapshot: SchemaSnapshot, main: string | undefined, action: GrantAction): Scopes {
     if (this.root) return new Map();
-    // Filters may read the user's fields: the user is part of the key.
-    const key = `${snapshot.version}\u0000${String(this.principal.user.id)}\u0000${this.roles.map((role) => role.name).join(',')}\u0000${main ?? ''}\u0000${action}`;
+    const key = this.#key(snapshot, main, action);
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
     const scopes = new Map<string, Scope>();
@@ -139,6 +138,28 @@ export class Access {
     if (this.cache.size >= MAX_CACHED_SCOPES) this.cache.clear();
     this.cache.set(key, scopes);
     return scopes;
+  }
+
+  /**
+   * `require(main, action)` then `scopes(snapshot, main, action)`, answered by one cache
+   * lookup once a request of the same user, roles, collection and action was allowed.
+   */
+  allowedScopes(snapshot: SchemaSnapshot, main: string, action: GrantAction): Scopes {
+    if (this.root) return new Map();
+    // Kept apart from `scopes`' entries: a hit here means the action was allowed.
+    const key = `allowed\u0000${this.#key(snapshot, main, action)}`;
+    const cached = this.cache.get(key);
+    if (cached !== undefined) return cached;
+    this.require(main, action);
+    const scopes = this.scopes(snapshot, main, action);
+    if (this.cache.size >= MAX_CACHED_SCOPES) this.cache.clear();
+    this.cache.set(key, scopes);
+    return scopes;
+  }
+
+  /** Filters may read the user's fields: the user is part of the key. */
+  #key(snapshot: SchemaSnapshot, main: string | undefined, action: GrantAction): string {
+    return `${snapshot.version}\u0000${String(this.principal.user.id)}\u0000${this.roles.map((role) => role.name).join(',')}\u0000${main ?? ''}\u0000${action}`;
   }
 }
 
@@ -167,6 +188,8 @@ export function grantActionOf(action: string): GrantAction | undefined {
     case 'firstOrCreate':
       return 'create';
     case 'update':
+    // updateOrCreate also needs `create` (authorize checks it and the create grant's fields).
+    case 'updateOrCreate':
     case 'add':
     case 'set':
     case 'remove':
