@@ -32,6 +32,7 @@ import { Store, type StoreOptions } from './store/store.js';
 import { referencesOf } from './store/cascades.js';
 import { ChangeFeed, DEFAULT_CHANGES_POLL_MS, DEFAULT_CHANGES_RETENTION_MS } from './changes/change-feed.js';
 import { ensureChangesTables } from './changes/changes-table.js';
+import { fusable, fusePostgresOutbox } from './changes/fused-outbox.js';
 import { outboxHook } from './changes/outbox.js';
 import { DEFAULT_WEBHOOK_RETRY_BASE_MS, ensureWebhookTables, WebhookService, type RootCheck } from './webhooks/webhook-service.js';
 
@@ -191,7 +192,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await ensureAuthCollections(schema, database, { email: config.auth.rootEmail, ...(config.auth.rootPassword === undefined ? {} : { password: config.auth.rootPassword }) }, app.log);
     await authenticator?.init(config.schemaPollMs);
     await ensureChangesTables(database.db, database.dialect);
-    store.beforeCommit(outboxHook(() => schema.snapshot));
+    store.outbox(outboxHook(() => schema.snapshot), database.dialect === 'postgres' ? { accepts: fusable, fuse: fusePostgresOutbox } : undefined);
     await ensureWebhookTables(database.db, database.dialect);
     store.afterCommit(() => {
       changes.wake();

@@ -9,7 +9,9 @@ import { bindTarget, requireTarget } from './target-filter.js';
 export async function destroyAction(ctx: ActionContext, collection: Collection, scope: FilterNode = TRUE_NODE, scopeIsTarget = false): Promise<ActionResult> {
   const target = bindTarget(ctx.request, collection, scope, scopeIsTarget);
   requireTarget(target);
-  const deleted = (await ctx.store.write(ctx, collection, (unit) => deleteWhere(unit, collection, target.where))).length;
+  // One key of a collection nothing references: one DELETE, with its event on PostgreSQL (store.write).
+  const single = target.single && ctx.store.traits.returning && !ctx.store.referenced(collection);
+  const deleted = (await ctx.store.write(ctx, collection, (unit) => deleteWhere(unit, collection, target.where), single)).length;
   if (target.single && deleted === 0) throw new ApiError('RECORD_NOT_FOUND', `no ${collection.name} record matches`);
   return { kind: 'count', n: deleted };
 }

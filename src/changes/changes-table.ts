@@ -40,7 +40,8 @@ function eventColumns(table: CreateTableBuilder<string, string>, dialect: Dialec
 export async function ensureChangesTables(db: Db, dialect: Dialect): Promise<void> {
   const tryCreate = (table: string, run: () => Promise<unknown>): Promise<void> => createTableRacing(db, table, run);
   await tryCreate(CHANGES_TABLE, () =>
-    eventColumns(db.schema.createTable(CHANGES_TABLE).ifNotExists().addColumn('id', 'bigint', (c) => c.primaryKey()), dialect).execute(),
+    // SQLite: `integer primary key` is the rowid itself, so an event writes one b-tree, not a table and an index.
+    eventColumns(db.schema.createTable(CHANGES_TABLE).ifNotExists().addColumn('id', dialect === 'sqlite' ? 'integer' : 'bigint', (c) => c.primaryKey()), dialect).execute(),
   );
   await tryCreate(CHANGES_COUNTER_TABLE, () =>
     db.schema

@@ -27,7 +27,7 @@ export interface OutboxRow {
  * - MySQL: ids reserved on the counter row, which stays locked until the transaction ends,
  *   so ids follow commit order (two statements: `LAST_INSERT_ID(expr)` carries the counter
  *   into the insert).
- * - SQLite: one writer at a time anyway; the counter by `UPDATE … RETURNING`, then the insert.
+ * - SQLite: one writer at a time anyway; ids after the highest written or pruned (SQLITE_LAST_ID), then the insert.
  *
  * Values are parameters and the row count the only literal, so the texts repeat and prepared
  * statements are reused.
@@ -51,10 +51,8 @@ order by v.ord`.execute(db);
       return;
     }
     case 'sqlite': {
-      const result = await sql<{ last: unknown }>`update ${sql.table(CHANGES_COUNTER_TABLE)} set last = last + ${sql.lit(n)} where name = ${COUNTER_NAME} returning last`.execute(db);
-      const row = result.rows[0];
-      if (row === undefined) throw new Error(`${CHANGES_COUNTER_TABLE} has no counter row`);
-      const first = Number(row.last) - n + 1;
+      const result = await sql<{ last: unknown }>`select ${sql.raw(SQLITE_LAST_ID)} as last`.execute(db);
+      const first = Number(result.rows[0]?.last ?? 0) + 1;
       await db
         .insertInto(CHANGES_TABLE)
         .values(rows.map((entry, index) => ({ id: first + index, ...entry, at })))
@@ -63,6 +61,16 @@ order by v.ord`.execute(db);
     }
   }
 }
+
+/**
+ * SQLite: the last event id, as an expression: the highest id in the outbox, or the highest pruned one when retention
+ * emptied it (prune records it before deleting), so an id is never handed out twice. One
+ * writer at a time holds the write lock, so the next id is this plus one and ids follow
+ * commit order; nothing is written besides the events themselves (no counter row per write).
+ * (Databases written before this kept `last` on the counter row equal to the highest id,
+ * and `pruned` to the highest pruned one, so the two ways agree.)
+ */
+export const SQLITE_LAST_ID = `max(coalesce((select "pruned" from "${CHANGES_COUNTER_TABLE}" where "name" = '${COUNTER_NAME}'), 0), coalesce((select max("id") from "${CHANGES_TABLE}"), 0))`;
 
 /**
  * PostgreSQL: moves the pending events of the committed transactions (those this statement

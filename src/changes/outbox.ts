@@ -3,7 +3,7 @@ import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import { canonical } from '../store/canonical.js';
 import type { Change, ChangeSet } from '../store/change-set.js';
 import type { CommitHook, UnitOfWork } from '../store/unit-of-work.js';
-import { insertOutboxRows } from './outbox-insert.js';
+import { insertOutboxRows, type OutboxRow } from './outbox-insert.js';
 
 export { CHANGES_CHANNEL } from './outbox-insert.js';
 /** Outbox rows per INSERT statement. */
@@ -25,8 +25,7 @@ const ACTION_OF = { created: 'create', updated: 'update', deleted: 'destroy' } a
 
 /**
  * The beforeCommit hook that writes the outbox: one event per changed row, in the write's
- * own transaction. Ids come from a counter row updated (and so locked) in the same
- * transaction, so transactions hand out ids in the order they commit (docs/events.md).
+ * own transaction, numbered so that ids follow commit order (insertOutboxRows, docs/events.md).
  */
 export function outboxHook(snapshotOf: () => SchemaSnapshot): CommitHook {
   return async (changes, unit) => {
@@ -34,11 +33,23 @@ export function outboxHook(snapshotOf: () => SchemaSnapshot): CommitHook {
     const events = await pendingEvents(changes, unit, snapshotOf());
     if (events.length === 0) return;
     const at = Date.now();
-    const rows = events.map((event) => ({ collection: event.collection, action: event.action, key: JSON.stringify(event.key), data: JSON.stringify(event.data) }));
+    const rows = events.map(outboxRowOfEvent);
     for (let start = 0; start < rows.length; start += OUTBOX_INSERT_CHUNK) {
       await insertOutboxRows(unit.db, unit.dialect, rows.slice(start, start + OUTBOX_INSERT_CHUNK), at);
     }
   };
+}
+
+/**
+ * The outbox row of one changed row whose every visible column is known (a write's
+ * RETURNING row): what the hook writes for it, without reading it back.
+ */
+export function outboxRowOf(collection: Collection, kind: 'created' | 'updated', change: Change): OutboxRow {
+  return outboxRowOfEvent(eventOf(collection, ACTION_OF[kind], change, change.after));
+}
+
+function outboxRowOfEvent(event: PendingEvent): OutboxRow {
+  return { collection: event.collection, action: event.action, key: JSON.stringify(event.key), data: JSON.stringify(event.data) };
 }
 
 async function pendingEvents(changes: ChangeSet, unit: UnitOfWork, snapshot: SchemaSnapshot): Promise<PendingEvent[]> {

@@ -2,7 +2,7 @@ import { CompiledQuery, Kysely, MysqlDialect, PostgresDialect, SqliteDialect, Sq
 import { DEFAULT_CONFIG, type DatabaseConfig } from '../config/config.js';
 import type { Dialect } from '../schema/types.js';
 import { instantParser, TIMESTAMPTZ_OID } from './postgres-instant.js';
-import { registerDirectReader, type DirectReader } from './direct-reader.js';
+import { registerDirectConnection, registerDirectReader, type DirectConnection, type DirectReader, type DirectStatement } from './direct-reader.js';
 import { withStatementTimeout } from './mysql-timeout-pool.js';
 import { postgresSchema, searchPathOption } from './postgres-schema.js';
 import { StatementNames } from './statement-names.js';
@@ -73,7 +73,7 @@ export async function openDatabase(
   log: DatabaseLog = CONSOLE_LOG,
 ): Promise<Database> {
   const statementNames = new StatementNames();
-  const { dialect, kyselyDialect, mysqlCollation, direct } = await makeDialect(config, timeouts, log, statementNames);
+  const { dialect, kyselyDialect, mysqlCollation, direct, connection } = await makeDialect(config, timeouts, log, statementNames);
   let statements = 0;
   const db = new Kysely<DynamicDb>({
     dialect: kyselyDialect,
@@ -82,6 +82,7 @@ export async function openDatabase(
     },
   });
   if (direct !== undefined) registerDirectReader(db, direct);
+  if (connection !== undefined) registerDirectConnection(db, connection);
   return {
     db,
     dialect,
@@ -95,18 +96,12 @@ export async function openDatabase(
   };
 }
 
-/** The two better-sqlite3 statement calls the direct path uses. */
-interface DirectStatement {
-  all(...values: unknown[]): Record<string, unknown>[];
-  get(...values: unknown[]): Record<string, unknown> | undefined;
-}
-
 async function makeDialect(
   config: DatabaseConfig,
   timeouts: DatabaseTimeouts,
   log: DatabaseLog,
   statementNames: StatementNames,
-): Promise<{ dialect: Dialect; kyselyDialect: KyselyDialect; mysqlCollation?: string; direct?: DirectReader }> {
+): Promise<{ dialect: Dialect; kyselyDialect: KyselyDialect; mysqlCollation?: string; direct?: DirectReader; connection?: DirectConnection }> {
   switch (config.dialect) {
     case 'sqlite': {
       const { default: SqliteDatabase } = await import('better-sqlite3');
@@ -142,7 +137,13 @@ async function makeDialect(
         const row = statement.get(...params);
         return row === undefined ? [] : [row];
       };
-      return { dialect: 'sqlite', kyselyDialect: new ImmediateSqliteDialect({ database: cached }), direct };
+      const connection: DirectConnection = {
+        get inTransaction() {
+          return database.inTransaction;
+        },
+        prepare: (text) => cached.prepare(text) as unknown as DirectStatement,
+      };
+      return { dialect: 'sqlite', kyselyDialect: new ImmediateSqliteDialect({ database: cached }), direct, connection };
     }
     case 'postgres': {
       const { default: pg } = await import('pg');

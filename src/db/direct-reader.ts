@@ -9,7 +9,26 @@
  */
 export type DirectReader = (sql: string, params: readonly unknown[], one?: boolean) => Record<string, unknown>[] | undefined;
 
+/** The better-sqlite3 statement calls the direct paths use. */
+export interface DirectStatement {
+  all(...values: unknown[]): Record<string, unknown>[];
+  get(...values: unknown[]): Record<string, unknown> | undefined;
+  run(...values: unknown[]): { changes: number | bigint };
+}
+
+/**
+ * SQLite's one connection, for a write unit that runs synchronously on it (BEGIN, its
+ * statements, COMMIT in one go, see changes/sqlite-direct-write.ts).
+ */
+export interface DirectConnection {
+  /** A transaction is open (one of Kysely's, or a direct unit's: then nothing may run directly). */
+  readonly inTransaction: boolean;
+  /** The prepared statement of a SQL text, kept across calls. */
+  prepare(text: string): DirectStatement;
+}
+
 const readers = new WeakMap<object, DirectReader>();
+const connections = new WeakMap<object, DirectConnection>();
 const paused = new WeakSet<object>();
 
 /** Registered by openDatabase for the root query builder (never for a transaction). */
@@ -19,6 +38,23 @@ export function registerDirectReader(db: object, reader: DirectReader): void {
 
 export function directReaderOf(db: object): DirectReader | undefined {
   return paused.has(db) ? undefined : readers.get(db);
+}
+
+/** Registered by openDatabase for the root query builder of a SQLite database. */
+export function registerDirectConnection(db: object, connection: DirectConnection): void {
+  connections.set(db, connection);
+}
+
+/** The connection, when direct statements may run now (not paused, no transaction open). */
+export function directConnectionOf(db: object): DirectConnection | undefined {
+  if (paused.has(db)) return undefined;
+  const connection = connections.get(db);
+  return connection === undefined || connection.inTransaction ? undefined : connection;
+}
+
+/** Whether the database has a direct connection at all (SQLite). */
+export function hasDirectConnection(db: object): boolean {
+  return connections.has(db);
 }
 
 /**

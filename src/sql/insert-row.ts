@@ -2,21 +2,23 @@ import { sql } from 'kysely';
 import type { Collection, Row } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
 import { DIALECT_TRAITS } from './dialect-traits.js';
-import type { SqlTarget } from './select-rows.js';
+import type { Executor, SqlTarget } from './select-rows.js';
+import type { Statement } from './sql-pass.js';
 
 /**
  * Inserts one row and reads it back. PostgreSQL and SQLite use RETURNING; MySQL has none,
  * so the row is read back by its primary key (the insert id for auto-increment keys).
  */
-export async function insertRow({ db, dialect, shapes }: SqlTarget, collection: Collection, row: Record<string, unknown>): Promise<Row> {
+export async function insertRow(
+  { db, dialect, shapes }: SqlTarget,
+  collection: Collection,
+  row: Record<string, unknown>,
+  /** How the `INSERT … RETURNING` runs (the store's unit passes its own way, see run-write.ts). */
+  run: (statement: Statement<Row>) => Promise<Row[]> = (statement) => shapes.run<Row>(db, collection, dialect, statement, true),
+): Promise<Row> {
   const columns = collection.visible.map((field) => field.name);
   if (DIALECT_TRAITS[dialect].returning) {
-    const names = Object.keys(row);
-    const [inserted] = await shapes.run<Row>(db, collection, dialect, (pass) => {
-      pass.key += `i|${names.join(',')}|${columns.join(',')}`;
-      for (const name of names) pass.params.push(row[name]);
-      return pass.emit ? db.insertInto(collection.name).values(row).returning(columns) : undefined;
-    }, true);
+    const [inserted] = await run(insertReturning(db, collection, row));
     if (inserted === undefined) throw new Error(`insert into ${collection.name} returned no row`);
     const pk = collection.primaryKey;
     // An explicit id does not move a PostgreSQL identity; move it past the largest id, or the
@@ -30,4 +32,15 @@ export async function insertRow({ db, dialect, shapes }: SqlTarget, collection: 
   const pk = collection.primaryKey;
   const key = pk.def.autoIncrement === true && row[pk.name] === undefined ? String(result.insertId) : row[pk.name];
   return (await db.selectFrom(collection.name).select(columns).where(pk.name, '=', key).executeTakeFirstOrThrow()) as Row;
+}
+
+/** `INSERT … RETURNING` the visible columns of one row, as a statement of the shape cache. */
+function insertReturning(db: Executor, collection: Collection, row: Record<string, unknown>): Statement<Row> {
+  const names = Object.keys(row);
+  const columns = collection.visible.map((field) => field.name);
+  return (pass) => {
+    pass.key += `i|${names.join(',')}|${columns.join(',')}`;
+    for (const name of names) pass.params.push(row[name]);
+    return pass.emit ? db.insertInto(collection.name).values(row).returning(columns) : undefined;
+  };
 }

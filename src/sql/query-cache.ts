@@ -32,6 +32,20 @@ export class ShapeCache {
    * `one`: the statement yields at most one row (see DirectReader).
    */
   async run<R>(db: Executor, owner: object, dialect: Dialect, statement: Statement<R>, one = false): Promise<R[]> {
+    const text = this.text(owner, dialect, statement);
+    if (text.cached) {
+      const rows = directReaderOf(db)?.(text.sql, text.params, one);
+      if (rows !== undefined) return rows as R[];
+    }
+    return (await db.executeQuery<R>({ ...CompiledQuery.raw(text.sql), parameters: text.params })).rows;
+  }
+
+  /**
+   * The SQL text and values of a statement without running it (`run` runs them): the cached
+   * text of its shape, or a fresh compile (kept as `run` describes). `cached`: the text came
+   * from the cache (a fresh one has Kysely's own values).
+   */
+  text<R>(owner: object, dialect: Dialect, statement: Statement<R>): { sql: string; params: readonly unknown[]; cached: boolean } {
     let shapes = this.#byOwner.get(owner);
     if (shapes === undefined) {
       shapes = new Map();
@@ -41,11 +55,7 @@ export class ShapeCache {
     statement(pass);
     const { key, params } = pass;
     const entry = shapes.get(key);
-    if (entry) {
-      const rows = directReaderOf(db)?.(entry.sql, params, one);
-      if (rows !== undefined) return rows as R[];
-      return (await db.executeQuery<R>(CompiledQuery.raw(entry.sql, params))).rows;
-    }
+    if (entry) return { sql: entry.sql, params, cached: true };
     const emitting = new SqlPass(dialect, true);
     const query = statement(emitting);
     if (query === undefined) throw new Error(`shape ${key}: an emitting pass built no statement`);
@@ -58,7 +68,7 @@ export class ShapeCache {
       shapes.set(key, same ? { sql: compiled.sql } : null);
       if (same) this.names.register(compiled.sql);
     }
-    return (await db.executeQuery<R>(compiled)).rows;
+    return { sql: compiled.sql, params: compiled.parameters, cached: false };
   }
 
   /** How many shapes of a collection are cached, and how many were refused (tests expect none). */

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { bindWriteValues, toDbRow, type WriteValues } from '../plan/bind-write-values.js';
 import type { BelongsToMany, Collection, Row } from '../schema/collection.js';
 import { insertRow } from '../sql/insert-row.js';
+import { runWrite } from './run-write.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
 /** Inserts bound items in the unit's transaction, filling `sort` fields with max + 1; each is recorded as created. */
@@ -12,7 +13,8 @@ export async function insertItems(unit: UnitOfWork, collection: Collection, item
       const top = await unit.db.selectFrom(collection.name).select(sql<unknown>`max(${sql.ref(name)})`.as('top')).executeTakeFirst();
       values.set(name, Number(top?.top ?? 0) + 1);
     }
-    const row = await insertRow(unit, collection, toDbRow(collection, values, unit.dialect));
+    const dbRow = toDbRow(collection, values, unit.dialect);
+    const row = await insertRow(unit, collection, dbRow, (statement) => runWrite(unit, collection, 'create', statement));
     unit.record(collection, 'created', row);
     rows.push(row);
   }

@@ -1,10 +1,13 @@
+import { DirectWriteUnavailable, sqliteDirectWrite } from '../changes/sqlite-direct-write.js';
 import type { Database } from '../db/database.js';
 import { classifyDriverError } from '../db/driver-error.js';
 import { ApiError } from '../errors/api-error.js';
 import type { Collection } from '../schema/collection.js';
 import { indexName } from '../schema/index-name.js';
 import { DIALECT_TRAITS, type DialectTraits } from '../sql/dialect-traits.js';
+import { FusedWrites, type FuseWrite } from '../sql/fused-write.js';
 import { ShapeCache } from '../sql/query-cache.js';
+import type { ChangeSet } from './change-set.js';
 import type { ReferenceSource } from './cascades.js';
 import { loadCursorSecret } from './cursor-secret.js';
 import { indexChanges, isSearchable } from './search-index.js';
@@ -50,6 +53,8 @@ export class Store {
   /** How common `$search` words are, so searches read the rarest first. */
   readonly searchStats: SearchStats;
   #cursorSecret: Promise<Buffer> | undefined;
+  #outbox: { hook: CommitHook; fused: FusedOutbox | undefined } | undefined;
+  #fusedWrites = 0;
 
   constructor(
     readonly database: Database,
@@ -83,9 +88,33 @@ export class Store {
     return register(this.#beforeCommit, hook);
   }
 
+  /**
+   * The outbox, a beforeCommit hook, and (PostgreSQL) how a flat one-statement write carries
+   * its event in that statement instead: while the outbox is the only beforeCommit hook, such
+   * writes to a collection `fused.accepts` run as one autocommitted statement (fused-outbox.ts).
+   */
+  outbox(hook: CommitHook, fused?: FusedOutbox): () => void {
+    const remove = register(this.#beforeCommit, hook);
+    this.#outbox = { hook, fused };
+    return () => {
+      remove();
+      if (this.#outbox?.hook === hook) this.#outbox = undefined;
+    };
+  }
+
+  /** Flat writes run with their outbox event in their own statement so far (tests check the path taken). */
+  get fusedWrites(): number {
+    return this.#fusedWrites;
+  }
+
   /** A hook for every write unit that committed and changed something. Returns a function that removes it. */
   afterCommit(hook: CommitHook): () => void {
     return register(this.#afterCommit, hook);
+  }
+
+  /** Whether a reference points at `collection`: deleting its rows may cascade, so a destroy is never one statement. */
+  referenced(collection: Collection): boolean {
+    return (this.options.references?.(collection).length ?? 0) > 0;
   }
 
   /** A read unit: statements run on the pool (SQLite's direct reads stay possible). */
@@ -112,13 +141,34 @@ export class Store {
     for (let attempt = 1; ; attempt++) {
       try {
         let unit!: UnitOfWork;
-        let result: T;
-        if (singleStatement && this.#beforeCommit.length === 0 && !isSearchable(collection)) {
-          unit = new UnitOfWork(db, dialect, caller.scopes, caller.request.id, this.shapes, this.searchStats, this.options.references);
-          result = await work(unit);
+        let result!: T;
+        const plain = singleStatement && !isSearchable(collection);
+        // SQLite: the statement and the outbox in one synchronous unit (sqlite-direct-write.ts).
+        const outboxOnly = plain && this.#outboxOnly();
+        const oneWrite = outboxOnly ? sqliteDirectWrite(db) : undefined;
+        // PostgreSQL: the outbox event written by the statement itself (fused-outbox.ts).
+        const fuse = outboxOnly && oneWrite === undefined ? this.#fusedOutbox(collection) : undefined;
+        let done = false;
+        if (oneWrite !== undefined || fuse !== undefined || (plain && this.#beforeCommit.length === 0)) {
+          // No references: the work is one statement, and a destroy's is one only where none points at the collection (see referenced).
+          unit = new UnitOfWork(db, dialect, caller.scopes, caller.request.id, this.shapes, this.searchStats, undefined, oneWrite);
+          if (fuse !== undefined) {
+            unit.fused = new FusedWrites(fuse);
+            this.#fusedWrites++;
+          }
+          try {
+            result = await work(unit);
+            done = true;
+          } catch (error) {
+            // The connection had a transaction open when the statement was ready: nothing ran.
+            if (!(error instanceof DirectWriteUnavailable)) throw error;
+          }
+          // A change without its event would be lost: the work must fuse every row it wrote.
+          if (done && unit.fused !== undefined && unit.fused.events !== changeCount(unit.changes)) throw new Error('a fused write recorded a change its statement wrote no event for');
           // Registered by the work itself: the statement has committed already.
-          for (const hook of unit.hooks().before) await hook(unit.changes, unit);
-        } else {
+          if (done) for (const hook of unit.hooks().before) await hook(unit.changes, unit);
+        }
+        if (!done) {
           result = await db.transaction().execute(async (trx) => {
             unit = new UnitOfWork(trx, dialect, caller.scopes, caller.request.id, this.shapes, this.searchStats, this.options.references);
             const value = await work(unit);
@@ -143,6 +193,17 @@ export class Store {
     }
   }
 
+  /** Whether the outbox is the only beforeCommit hook: a flat write may then write its event itself. */
+  #outboxOnly(): boolean {
+    return this.#outbox !== undefined && this.#beforeCommit.length === 1 && this.#beforeCommit[0] === this.#outbox.hook;
+  }
+
+  /** How a flat write to `collection` carries its event in its statement (PostgreSQL), when the outbox is the only hook. */
+  #fusedOutbox(collection: Collection): FuseWrite | undefined {
+    const fused = this.#outbox?.fused;
+    return fused !== undefined && fused.accepts(collection) ? fused.fuse : undefined;
+  }
+
   async #committed(caller: UnitCaller, unit: UnitOfWork): Promise<void> {
     if (unit.changes.empty) return;
     for (const hook of [...this.#afterCommit, ...unit.hooks().after]) {
@@ -153,6 +214,19 @@ export class Store {
       }
     }
   }
+}
+
+/** A dialect's way to write the outbox event inside a flat write's own statement. */
+export interface FusedOutbox {
+  /** Whether the event of a write to the collection can be built in the statement. */
+  accepts(collection: Collection): boolean;
+  readonly fuse: FuseWrite;
+}
+
+function changeCount(changes: ChangeSet): number {
+  let n = 0;
+  for (const byKind of changes.collections().values()) n += byKind.created.length + byKind.updated.length + byKind.deleted.length;
+  return n;
 }
 
 function register(list: CommitHook[], hook: CommitHook): () => void {

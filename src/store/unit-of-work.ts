@@ -1,6 +1,7 @@
 import type { FilterNode } from '../plan/filter-node.js';
 import type { Collection, Row } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
+import type { FusedWrites } from '../sql/fused-write.js';
 import type { ShapeCache } from '../sql/query-cache.js';
 import type { Executor, SqlTarget } from '../sql/select-rows.js';
 import { canonical } from './canonical.js';
@@ -16,11 +17,20 @@ import type { SearchStats } from './search-stats.js';
 export type CommitHook = (changes: ChangeSet, unit: UnitOfWork) => void | Promise<void>;
 
 /**
+ * Runs a unit's one write statement (`sql` with `params`, at most one row) together with
+ * everything its commit needs, synchronously, and returns its rows; the caller records them.
+ * Set on the SQLite fast path (changes/sqlite-direct-write.ts).
+ */
+export type OneWrite = (collection: Collection, kind: 'created' | 'updated', sql: string, params: readonly unknown[]) => Row[];
+
+/**
  * One read or one write: where its statements run (the pool, or the write's transaction),
  * the caller's scopes, and what it changed. Every statement the store runs takes a unit.
  */
 export class UnitOfWork implements SqlTarget {
   readonly changes = new ChangeSet();
+  /** Given by the store for a flat write whose statement writes its own event (store.ts). */
+  fused: FusedWrites | undefined;
   readonly #beforeCommit: CommitHook[] = [];
   readonly #afterCommit: CommitHook[] = [];
 
@@ -36,6 +46,8 @@ export class UnitOfWork implements SqlTarget {
     readonly searchStats?: SearchStats,
     /** Given, deletes record whole rows (before) and the rows the database cascades to. */
     readonly references?: ReferenceSource,
+    /** Given, the unit's one write statement runs through it (with its commit work). */
+    readonly oneWrite?: OneWrite,
   ) {}
 
   /**

@@ -4,8 +4,10 @@ import type { FilterNode } from '../plan/filter-node.js';
 import type { Collection, Row } from '../schema/collection.js';
 import { filterToSql, whereSql } from '../sql/filter-sql.js';
 import { selectRows } from '../sql/select-rows.js';
+import type { Statement } from '../sql/sql-pass.js';
 import { canonical } from './canonical.js';
 import { resolveBelongsTo, writeDependents, type NestedOptions } from './nested-writes.js';
+import { runWrite } from './run-write.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
 /**
@@ -17,7 +19,7 @@ export async function updateReturning(unit: UnitOfWork, collection: Collection, 
   const scoped = unit.where(collection, where);
   const set = toDbRow(collection, values, dialect);
   const names = Object.keys(set);
-  const rows = await unit.shapes.run<Row>(unit.db, collection, dialect, (pass) => {
+  const statement: Statement<Row> = (pass) => {
     pass.key += `u|${names.join(',')}|`;
     for (const name of names) pass.params.push(set[name]);
     const where = whereSql(scoped, pass, collection.name);
@@ -27,8 +29,9 @@ export async function updateReturning(unit: UnitOfWork, collection: Collection, 
       .set(set)
       .where(where)
       .returning(collection.visible.map((field) => field.name));
-    // One key of the collection's unique key: at most one row.
-  }, true);
+  };
+  // One key of the collection's unique key: at most one row.
+  const rows = await runWrite(unit, collection, 'update', statement);
   for (const row of rows) unit.record(collection, 'updated', row);
   return rows;
 }

@@ -1,7 +1,10 @@
 import type { FilterNode } from '../plan/filter-node.js';
 import type { Collection, Field, Row } from '../schema/collection.js';
 import { DIALECT_TRAITS } from '../sql/dialect-traits.js';
-import { filterToSql } from '../sql/filter-sql.js';
+import { filterToSql, whereSql } from '../sql/filter-sql.js';
+import { DirectWriteUnavailable } from '../changes/sqlite-direct-write.js';
+import type { Statement } from '../sql/sql-pass.js';
+import { runWrite } from './run-write.js';
 import { keyFilter } from '../plan/bind-keys.js';
 import { recordCascades } from './cascades.js';
 import { canonical } from './canonical.js';
@@ -38,6 +41,9 @@ export async function deleteWhere(unit: UnitOfWork, collection: Collection, wher
   const scoped = unit.where(collection, where);
   const key = collection.key;
   const table = collection.name;
+  if (unit.fused !== undefined) return deleteFused(unit, collection, scoped);
+  // SQLite's one-statement unit runs creates and updates only: a destroy takes the transaction (nothing ran yet).
+  if (unit.oneWrite !== undefined) throw new DirectWriteUnavailable();
   const condition = (eb: Parameters<typeof filterToSql>[1]) => filterToSql(scoped, eb, unit.dialect, table);
   if (unit.references !== undefined) {
     let query = unit.db.selectFrom(table).select([...new Set([key.name, ...collection.visible.map((field) => field.name)])]).where(condition);
@@ -63,13 +69,36 @@ export async function deleteWhere(unit: UnitOfWork, collection: Collection, wher
   return keys;
 }
 
-/** Rows of `collection` matching `where` inside the caller's scope, with `fields` selected. */
-export async function selectWhere(unit: UnitOfWork, collection: Collection, fields: readonly Field[], where: FilterNode): Promise<Row[]> {
+/**
+ * One statement, `DELETE … RETURNING` the visible columns with the rows' events fused in
+ * (PostgreSQL, fused-outbox.ts): the store fuses only a destroy by one key of a collection
+ * no reference points at, so no row cascades.
+ */
+async function deleteFused(unit: UnitOfWork, collection: Collection, scoped: FilterNode): Promise<unknown[]> {
+  const key = collection.key;
+  const columns = [...new Set([key.name, ...collection.visible.map((field) => field.name)])];
+  const statement: Statement<Row> = (pass) => {
+    pass.key += 'd|';
+    const where = whereSql(scoped, pass, collection.name);
+    return pass.emit ? unit.db.deleteFrom(collection.name).where(where).returning(columns) : undefined;
+  };
+  const rows = await runWrite(unit, collection, 'destroy', statement, false);
+  for (const row of rows) unit.record(collection, 'deleted', row);
+  return rows.map((row) => canonical(key, row[key.name], unit.dialect));
+}
+
+/**
+ * Rows of `collection` matching `where` inside the caller's scope, with `fields` selected.
+ * `lock`: in a write unit, the rows stay locked (FOR UPDATE) until it ends, so a
+ * read-modify-write of them is atomic (SQLite's write transaction is alone already).
+ */
+export async function selectWhere(unit: UnitOfWork, collection: Collection, fields: readonly Field[], where: FilterNode, lock = false): Promise<Row[]> {
   const scoped = unit.where(collection, where);
-  return (await unit.db
+  let query = unit.db
     .selectFrom(collection.name)
     .select([...new Set(fields.map((field) => field.name))])
-    .where((eb) => filterToSql(scoped, eb, unit.dialect, collection.name))
-    .execute()) as Row[];
+    .where((eb) => filterToSql(scoped, eb, unit.dialect, collection.name));
+  if (lock && DIALECT_TRAITS[unit.dialect].rowLocks) query = query.forUpdate();
+  return (await query.execute()) as Row[];
 }
 

@@ -3,20 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../support/test-database.js';
 import { useDialectApp, type TestApi } from '../support/test-app.js';
 import { openSse, type SseClient } from '../support/sse-client.js';
+import type { ChangeEvent } from '../support/change-event.js';
 
 /**
  * The outbox and the change feed: every committed write records one event per changed row
  * (API.md section 11), readable through changes:list and :subscribe.
  */
-interface Event {
-  id: number;
-  collection: string;
-  action: string;
-  key: unknown;
-  data: Record<string, unknown>;
-  at: string;
-}
-
 for (const dialect of DIALECTS) {
   describe(`change feed on ${dialect}`, () => {
     const ctx = useDialectApp(dialect, { changesPollMs: 50 });
@@ -31,8 +23,8 @@ for (const dialect of DIALECTS) {
     };
 
     /** Every event after `after`, through changes:list pages. */
-    const eventsAfter = async (after: number, collection?: string): Promise<Event[]> => {
-      const out: Event[] = [];
+    const eventsAfter = async (after: number, collection?: string): Promise<ChangeEvent[]> => {
+      const out: ChangeEvent[] = [];
       let cursor = after;
       for (;;) {
         const reply = await api.get(`/api/changes:list?${cursor === 0 ? '' : `after=${cursor}&`}pageSize=100${collection === undefined ? '' : `&collection=${collection}`}`);
@@ -43,7 +35,7 @@ for (const dialect of DIALECTS) {
       }
     };
     const lastId = async (): Promise<number> => (await eventsAfter(0)).at(-1)?.id ?? 0;
-    const brief = (events: Event[]) => events.map((event) => `${event.collection}.${event.action}:${String(event.key)}`);
+    const brief = (events: ChangeEvent[]) => events.map((event) => `${event.collection}.${event.action}:${String(event.key)}`);
 
     beforeAll(async () => {
       api = ctx.api;
@@ -175,7 +167,7 @@ for (const dialect of DIALECTS) {
       expect(bad.body.errors[0].code).toBe('FILTER_INVALID');
     });
 
-    it('resumes after a disconnect with Last-Event-ID or ?after=, each missed event exactly once', async () => {
+    it('resumes after a disconnect with Last-ChangeEvent-ID or ?after=, each missed event exactly once', async () => {
       const first = subscribe('/api/authors:subscribe');
       expect(await first.status).toBe(200);
       await api.post('/api/authors:create', { name: 'r1' });

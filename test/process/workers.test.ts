@@ -198,7 +198,7 @@ describe(`${WORKERS} workers on one SQLite file`, () => {
     await database?.drop();
   });
 
-  it(`${WRITERS} concurrent writers: every write succeeds (writers wait for the lock, no SQLITE_BUSY)`, async () => {
+  it(`${WRITERS} concurrent writers: every write succeeds (writers wait for the lock, no SQLITE_BUSY), one event each with increasing ids`, async () => {
     database = await createTestDatabase('sqlite');
     const proc = await startCorral({ env: { DATABASE_URL: database.url, CORRAL_WORKERS: String(WORKERS) } });
     await workerPids(proc);
@@ -225,6 +225,17 @@ describe(`${WORKERS} workers on one SQLite file`, () => {
     expect(workers.size).toBe(WORKERS);
     const count = await proc.request('GET', '/api/tally:count');
     expect(count.body.data).toBe(WRITERS * WRITES_PER_WRITER * 3);
+    // One event per row written (create 1, bulk 2, update 1), ids unique and increasing across both workers.
+    const ids: number[] = [];
+    for (let after = 0; ; ) {
+      const page = await proc.request('GET', `/api/changes:list?collection=tally&pageSize=500${after === 0 ? '' : `&after=${after}`}`);
+      expect(page.status, page.text).toBe(200);
+      ids.push(...page.body.data.map((event: { id: number }) => event.id));
+      if (!page.body.meta.hasNext) break;
+      after = ids.at(-1)!;
+    }
+    expect(ids).toHaveLength(WRITERS * WRITES_PER_WRITER * 4);
+    expect(ids.every((id, i) => i === 0 || id > ids[i - 1]!)).toBe(true);
     expect((await proc.stop()).code).toBe(0);
   });
 

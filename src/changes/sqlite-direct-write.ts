@@ -1,0 +1,71 @@
+import { directConnectionOf, hasDirectConnection, type DirectConnection } from '../db/direct-reader.js';
+import type { Collection, Row } from '../schema/collection.js';
+import { canonical } from '../store/canonical.js';
+import type { OneWrite } from '../store/unit-of-work.js';
+import { CHANGES_TABLE } from './changes-table.js';
+import { SQLITE_LAST_ID } from './outbox-insert.js';
+import { outboxRowOf } from './outbox.js';
+
+/**
+ * Thrown by a direct write unit, before it ran anything, when the connection is busy with a
+ * transaction (or paused for a schema change): the store then runs the write the usual way.
+ */
+export class DirectWriteUnavailable extends Error {
+  constructor() {
+    super('the SQLite connection has a transaction open');
+  }
+}
+
+let committed = 0;
+
+/** How many writes this process committed through a direct write unit (tests check the path was taken). */
+export function directWritesCommitted(): number {
+  return committed;
+}
+
+/** The event, numbered after the highest id written or pruned, in one statement (SQLITE_LAST_ID). */
+const INSERT_EVENT = `insert into "${CHANGES_TABLE}" ("id", "collection", "action", "key", "data", "at") select ${SQLITE_LAST_ID} + 1, ?, ?, ?, ?, ?`;
+
+/**
+ * SQLite's fast path for a write that is one flat statement (a one-row create, an update by
+ * one key) when the outbox is the only beforeCommit hook: instead of a Kysely transaction
+ * (BEGIN, the statement, the outbox built by Kysely, COMMIT, each through the driver's async
+ * queue), the whole unit runs synchronously on the connection: `BEGIN IMMEDIATE`, the
+ * statement stepped once, the event (one `INSERT … SELECT`, prepared once), `COMMIT`;
+ * `ROLLBACK` on any error, which then propagates as from the transaction path. Nothing else
+ * can run on the connection in between (it is JavaScript's one thread), so ids follow commit
+ * order as on the transaction path; an id is one more than the highest written or pruned
+ * (SQLITE_LAST_ID), so none is reused. Another process holding the write lock is waited for
+ * by `BEGIN IMMEDIATE` (busy_timeout), as the driver's transactions do.
+ *
+ * The store calls it only when the outbox is its only beforeCommit hook. Returns undefined
+ * when the path does not apply (not SQLite); the OneWrite
+ * throws DirectWriteUnavailable, having run nothing, when a transaction is open at the moment
+ * the statement is ready (the same rule as direct reads, withDirectPaused included).
+ */
+export function sqliteDirectWrite(db: object): OneWrite | undefined {
+  if (!hasDirectConnection(db)) return undefined;
+  let used = false;
+  return (collection, kind, sql, params) => {
+    if (used) throw new Error('a direct write unit runs one statement');
+    used = true;
+    const connection = directConnectionOf(db);
+    if (connection === undefined) throw new DirectWriteUnavailable();
+    connection.prepare('begin immediate').run();
+    try {
+      const row = connection.prepare(sql).get(...params) as Row | undefined;
+      if (row !== undefined) writeEvent(connection, collection, kind, row);
+      connection.prepare('commit').run();
+      committed++;
+      return row === undefined ? [] : [row];
+    } catch (error) {
+      if (connection.inTransaction) connection.prepare('rollback').run();
+      throw error;
+    }
+  };
+}
+
+function writeEvent(connection: DirectConnection, collection: Collection, kind: 'created' | 'updated', row: Row): void {
+  const event = outboxRowOf(collection, kind, { key: canonical(collection.key, row[collection.key.name], 'sqlite'), after: row });
+  connection.prepare(INSERT_EVENT).run(event.collection, event.action, event.key, event.data, Date.now());
+}
