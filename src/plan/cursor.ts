@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { ApiError } from '../errors/api-error.js';
 import type { JsonValue } from '../schema/types.js';
 import type { SortTerm } from './bind-sort.js';
@@ -23,14 +23,33 @@ export function queryDigest(query: CursorQuery): string {
   return createHash('sha256').update(text).digest('base64url');
 }
 
-function mac(secret: Buffer, digest: string, payload: string): Buffer {
-  return createHmac('sha256', secret).update(`${digest}.${payload}`).digest();
+/** AES-256-GCM: the cursor is encrypted (its values hidden) and authenticated (tied to the query). */
+const CIPHER = 'aes-256-gcm';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const keys = new WeakMap<Buffer, Buffer>();
+
+/** The cipher key of a secret (any length, configured or generated): HKDF-SHA256, made once. */
+function keyOf(secret: Buffer): Buffer {
+  let key = keys.get(secret);
+  if (key === undefined) {
+    key = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), 'corral cursor', 32));
+    keys.set(secret, key);
+  }
+  return key;
 }
 
-/** An opaque cursor: the last row's sort values (wire form), signed together with the query's digest. */
+/**
+ * An opaque cursor: the last row's sort values (wire form), encrypted with the query's digest
+ * as associated data. Nothing of the row can be read from it, so a field grant that hides the
+ * key or a sort field hides it from the cursor too, and a cursor from another query fails.
+ */
 export function encodeCursor(secret: Buffer, digest: string, values: readonly JsonValue[]): string {
-  const payload = Buffer.from(JSON.stringify(values)).toString('base64url');
-  return `${payload}.${mac(secret, digest, payload).toString('base64url')}`;
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv(CIPHER, keyOf(secret), iv, { authTagLength: TAG_BYTES });
+  cipher.setAAD(Buffer.from(digest));
+  const sealed = Buffer.concat([iv, cipher.update(JSON.stringify(values), 'utf8'), cipher.final(), cipher.getAuthTag()]);
+  return sealed.toString('base64url');
 }
 
 const invalid = (why: string) => new ApiError('PARAM_INVALID', `cursor ${why}`, { field: 'cursor' });
@@ -41,16 +60,21 @@ const invalid = (why: string) => new ApiError('PARAM_INVALID', `cursor ${why}`, 
  */
 export function decodeCursor(secret: Buffer, digest: string, cursor: string, terms: number): JsonValue[] {
   if (cursor.length > MAX_CURSOR_TEXT) throw invalid(`is longer than ${MAX_CURSOR_TEXT} characters`);
-  const [payload, signature, ...rest] = cursor.split('.');
-  if (payload === undefined || signature === undefined || rest.length > 0) throw invalid('is malformed');
-  const expected = mac(secret, digest, payload);
-  const given = Buffer.from(signature, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid('is malformed');
+  const sealed = Buffer.from(cursor, 'base64url');
+  if (sealed.length <= IV_BYTES + TAG_BYTES) throw invalid('is malformed');
+  let text: string;
+  try {
+    const decipher = createDecipheriv(CIPHER, keyOf(secret), sealed.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
+    decipher.setAAD(Buffer.from(digest));
+    decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
+    text = Buffer.concat([decipher.update(sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+  } catch {
     throw invalid('is not valid for this query (forged, or from another sort or filter)');
   }
   let values: unknown;
   try {
-    values = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    values = JSON.parse(text);
   } catch {
     throw invalid('is malformed');
   }
