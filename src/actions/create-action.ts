@@ -5,7 +5,8 @@ import type { QueryParams } from '../request/query-params.js';
 import type { Collection, Row } from '../schema/collection.js';
 import { type ActionContext, type ActionResult } from './action-context.js';
 import { writeNew, type NestedOptions } from '../store/nested-writes.js';
-import { toItems } from '../store/read-rows.js';
+import { writtenItems } from '../store/read-rows.js';
+import { insertItems } from '../store/insert-items.js';
 
 export const MAX_BULK_CREATE = 1000;
 
@@ -38,7 +39,8 @@ export async function bindCreateItems(collection: Collection, body: unknown, now
 
 /** The create answer: 201 with Location for one object, the array for bulk; appends embedded. */
 export async function createdResult(ctx: ActionContext, collection: Collection, shape: ReadShape, rows: Row[], bulk: boolean): Promise<ActionResult> {
-  const data = await toItems(ctx.store.read(ctx), collection, shape, rows);
+  const written = writtenItems(() => ctx.store.read(ctx), collection, shape, rows);
+  const data = Array.isArray(written) ? written : await written;
   if (bulk) return { kind: 'createdMany', items: data };
   const item = data[0]!;
   return { kind: 'created', item, location: [collection.name, String(item[collection.key.name])] };
@@ -58,7 +60,8 @@ export async function createAction(ctx: ActionContext, collection: Collection): 
     collection,
     async (unit) => {
       const created: Row[] = [];
-      for (const item of items) created.push(await writeNew(unit, collection, item, options));
+      // A flat item (no association values) is just its row: writeNew would resolve and link nothing.
+      for (const item of items) created.push(item.associations.size === 0 ? (await insertItems(unit, collection, [item]))[0]! : await writeNew(unit, collection, item, options));
       return created;
     },
     single,

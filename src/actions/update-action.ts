@@ -3,7 +3,7 @@ import { bindReadShape } from '../plan/bind-read-shape.js';
 import { bindWriteValues } from '../plan/bind-write-values.js';
 import { TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
 import type { Collection } from '../schema/collection.js';
-import { toItems } from '../store/read-rows.js';
+import { toItems, writtenItems } from '../store/read-rows.js';
 import { updateMatched, updateReturning } from '../store/update-rows.js';
 import { type ActionContext, type ActionResult } from './action-context.js';
 import { nestedOptions, writeFilter } from './create-action.js';
@@ -27,7 +27,8 @@ export async function updateAction(ctx: ActionContext, collection: Collection, s
     // One key, flat values: a single UPDATE … RETURNING, atomic by itself.
     const rows = await ctx.store.write(ctx, collection, (unit) => updateReturning(unit, collection, bound.values, target.where), true);
     if (rows[0] === undefined) throw new ApiError('RECORD_NOT_FOUND', `no ${collection.name} record matches`);
-    const [item] = await toItems(ctx.store.read(ctx), collection, shape, rows);
+    const written = writtenItems(() => ctx.store.read(ctx), collection, shape, rows);
+    const [item] = Array.isArray(written) ? written : await written;
     return { kind: 'item', item: item! };
   }
   const rows = await ctx.store.write(ctx, collection, (unit) => updateMatched(unit, collection, bound, target.where, options));

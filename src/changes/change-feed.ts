@@ -18,6 +18,12 @@ export const DEFAULT_CHANGES_POLL_MS = 250;
  * events in batches (one socket write for many events) instead of one write per commit.
  */
 export const FEED_BATCH_MS = 10;
+/**
+ * PostgreSQL, no subscriber on this node: the commits of this window are published (numbered,
+ * other nodes notified) together. Nobody here waits for them, and a publication costs this
+ * process a statement whatever it moves, so a busy writer pays it once per 50 ms, not per 10.
+ */
+export const FEED_IDLE_BATCH_MS = 50;
 export const DEFAULT_CHANGES_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
 /** An event as clients see it (API.md section 11). */
@@ -91,6 +97,14 @@ export class ChangeFeed {
   readonly #subscribers = new Set<FeedSubscriber>();
   /** The highest id this node's reader has dispatched (or seen, with no subscriber). */
   #last = 0;
+  /**
+   * Set when a read without subscribers only published (PostgreSQL): `#last` may then lag the
+   * table, and the first subscriber reads the position before joining (see subscribe). A busy
+   * node thus runs one statement per batch instead of two.
+   */
+  #lastBehind = false;
+  /** A subscriber waits for the next read without subscribers to read the position. */
+  #wantPosition = false;
   /** The reader: one read at a time; a wake during a read schedules one more after it. */
   readonly #reader = new SerialRun(
     () => this.#read(),
@@ -183,6 +197,11 @@ export class ChangeFeed {
    * from the table, then from the live fan-out.
    */
   async subscribe(subscriber: FeedSubscriber): Promise<void> {
+    if (this.#lastBehind) {
+      // The position is the reader's alone: one read of it brings `#last` up to the table.
+      this.#wantPosition = true;
+      await this.settle();
+    }
     for (;;) {
       if (this.#closed) return subscriber.drop();
       if (subscriber.cursor >= this.#last) {
@@ -211,17 +230,20 @@ export class ChangeFeed {
    * A commit happened here or (NOTIFY, another worker) elsewhere: with subscribers, read the
    * outbox FEED_BATCH_MS from now, so the commits of that window reach every subscriber in
    * one read and one socket write each. With none, there is nothing to do until the next poll
-   * (except on PostgreSQL: the events are published, see below).
+   * (except on PostgreSQL: the events are published FEED_IDLE_BATCH_MS from now, see below).
    */
   wake(): void {
     if (this.#closed || this.#batch !== undefined) return;
     // PostgreSQL numbers events when a reader publishes them (publishPending): the node that
     // wrote them does, subscribers or not, so other nodes are notified and lists see them.
     if (this.#subscribers.size === 0 && this.database.dialect !== 'postgres') return;
-    this.#batch = setTimeout(() => {
-      this.#batch = undefined;
-      this.#readNow();
-    }, FEED_BATCH_MS);
+    this.#batch = setTimeout(
+      () => {
+        this.#batch = undefined;
+        this.#readNow();
+      },
+      this.#subscribers.size === 0 ? FEED_IDLE_BATCH_MS : FEED_BATCH_MS,
+    );
     this.#batch.unref();
   }
 
@@ -240,14 +262,35 @@ export class ChangeFeed {
   async #read(): Promise<void> {
     for (;;) {
       if (this.#subscribers.size === 0) {
-        this.#last = Math.max(this.#last, await this.lastId());
+        if (this.database.dialect === 'postgres' && !this.#wantPosition) {
+          // Nobody to give events to: number them (other nodes and lists see them), and read
+          // the position only when a subscriber comes (subscribe).
+          await publishPending(this.database.db, this.database.dialect, this.#node);
+          this.#lastBehind = true;
+        } else {
+          this.#wantPosition = false;
+          const last = await this.lastId();
+          // Moved only while nobody is subscribed: one that joined during the read (its cursor
+          // at or after the old position) may be owed events up to `last`, read below.
+          if (this.#subscribers.size === 0) {
+            this.#last = Math.max(this.#last, last);
+            this.#lastBehind = false;
+          }
+        }
+        if (this.#subscribers.size === 0) return;
+        continue;
+      }
+      this.#wantPosition = false;
+      const rows = await this.readAfter(this.#last, FEED_READ_PAGE);
+      if (rows.length > 0) {
+        this.#last = rows[rows.length - 1]!.id;
+        this.#dispatch(rows);
+      }
+      if (rows.length < FEED_READ_PAGE) {
+        // Read to the end of the table as it was published.
+        this.#lastBehind = false;
         return;
       }
-      const rows = await this.readAfter(this.#last, FEED_READ_PAGE);
-      if (rows.length === 0) return;
-      this.#last = rows[rows.length - 1]!.id;
-      this.#dispatch(rows);
-      if (rows.length < FEED_READ_PAGE) return;
     }
   }
 

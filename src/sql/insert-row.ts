@@ -16,7 +16,6 @@ export async function insertRow(
   /** How the `INSERT … RETURNING` runs (the store's unit passes its own way, see run-write.ts). */
   run: (statement: Statement<Row>) => Promise<Row[]> = (statement) => shapes.run<Row>(db, collection, dialect, statement, true),
 ): Promise<Row> {
-  const columns = collection.visible.map((field) => field.name);
   if (DIALECT_TRAITS[dialect].returning) {
     const [inserted] = await run(insertReturning(db, collection, row));
     if (inserted === undefined) throw new Error(`insert into ${collection.name} returned no row`);
@@ -31,16 +30,29 @@ export async function insertRow(
   const result = await db.insertInto(collection.name).values(row).executeTakeFirstOrThrow();
   const pk = collection.primaryKey;
   const key = pk.def.autoIncrement === true && row[pk.name] === undefined ? String(result.insertId) : row[pk.name];
-  return (await db.selectFrom(collection.name).select(columns).where(pk.name, '=', key).executeTakeFirstOrThrow()) as Row;
+  return (await db.selectFrom(collection.name).select(visibleColumns(collection).names).where(pk.name, '=', key).executeTakeFirstOrThrow()) as Row;
+}
+
+const VISIBLE = new WeakMap<Collection, { names: string[]; key: string }>();
+
+/** The visible column names of a compiled collection and their shape-key text, listed once. */
+function visibleColumns(collection: Collection): { names: string[]; key: string } {
+  let entry = VISIBLE.get(collection);
+  if (entry === undefined) {
+    const names = collection.visible.map((field) => field.name);
+    entry = { names, key: names.join(',') };
+    VISIBLE.set(collection, entry);
+  }
+  return entry;
 }
 
 /** `INSERT … RETURNING` the visible columns of one row, as a statement of the shape cache. */
 function insertReturning(db: Executor, collection: Collection, row: Record<string, unknown>): Statement<Row> {
   const names = Object.keys(row);
-  const columns = collection.visible.map((field) => field.name);
+  const columns = visibleColumns(collection);
   return (pass) => {
-    pass.key += `i|${names.join(',')}|${columns.join(',')}`;
+    pass.key += `i|${names.join(',')}|${columns.key}`;
     for (const name of names) pass.params.push(row[name]);
-    return pass.emit ? db.insertInto(collection.name).values(row).returning(columns) : undefined;
+    return pass.emit ? db.insertInto(collection.name).values(row).returning(columns.names) : undefined;
   };
 }

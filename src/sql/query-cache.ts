@@ -8,8 +8,11 @@ import { SqlPass, type Statement } from './sql-pass.js';
 /** Shapes remembered per collection; beyond this a shape is compiled each time (still correct). */
 export const MAX_SHAPES_PER_COLLECTION = 500;
 
-/** SQL text of a shape, or null when Kysely's parameters did not match ours (never cached). */
-type Entry = { sql: string } | null;
+/**
+ * SQL text of a shape, or null when Kysely's parameters did not match ours (never cached).
+ * `query`: the raw CompiledQuery of that text, built once (Kysely freezes a node tree for each).
+ */
+type Entry = { sql: string; query: CompiledQuery } | null;
 
 /**
  * Compiled SQL by query *shape* (the statement without its values), owned by the store.
@@ -37,15 +40,15 @@ export class ShapeCache {
       const rows = directReaderOf(db)?.(text.sql, text.params, one);
       if (rows !== undefined) return rows as R[];
     }
-    return (await db.executeQuery<R>({ ...CompiledQuery.raw(text.sql), parameters: text.params })).rows;
+    return (await db.executeQuery<R>({ ...(text.query ?? CompiledQuery.raw(text.sql)), parameters: text.params })).rows;
   }
 
   /**
    * The SQL text and values of a statement without running it (`run` runs them): the cached
    * text of its shape, or a fresh compile (kept as `run` describes). `cached`: the text came
-   * from the cache (a fresh one has Kysely's own values).
+   * from the cache (a fresh one has Kysely's own values); `query`, with a cached text, its raw CompiledQuery.
    */
-  text<R>(owner: object, dialect: Dialect, statement: Statement<R>): { sql: string; params: readonly unknown[]; cached: boolean } {
+  text<R>(owner: object, dialect: Dialect, statement: Statement<R>): { sql: string; params: readonly unknown[]; cached: boolean; query?: CompiledQuery } {
     let shapes = this.#byOwner.get(owner);
     if (shapes === undefined) {
       shapes = new Map();
@@ -55,7 +58,7 @@ export class ShapeCache {
     statement(pass);
     const { key, params } = pass;
     const entry = shapes.get(key);
-    if (entry) return { sql: entry.sql, params, cached: true };
+    if (entry) return { sql: entry.sql, params, cached: true, query: entry.query };
     const emitting = new SqlPass(dialect, true);
     const query = statement(emitting);
     if (query === undefined) throw new Error(`shape ${key}: an emitting pass built no statement`);
@@ -65,7 +68,7 @@ export class ShapeCache {
         emitting.key === key &&
         compiled.parameters.length === params.length &&
         compiled.parameters.every((value, i) => Object.is(value, params[i]));
-      shapes.set(key, same ? { sql: compiled.sql } : null);
+      shapes.set(key, same ? { sql: compiled.sql, query: CompiledQuery.raw(compiled.sql) } : null);
       if (same) this.names.register(compiled.sql);
     }
     return { sql: compiled.sql, params: compiled.parameters, cached: false };

@@ -54,6 +54,15 @@ export async function toItems(unit: UnitOfWork, collection: Collection, shape: R
   return items;
 }
 
+/**
+ * The items of rows a write returned: decoded at once when nothing is appended (no read unit
+ * is made), else as `toItems` with the read unit `read` gives.
+ */
+export function writtenItems(read: () => UnitOfWork, collection: Collection, shape: ReadShape, rows: Row[]): Item[] | Promise<Item[]> {
+  if (shape.appends.length === 0) return rows.map((row) => collection.decode(row, shape.output));
+  return toItems(read(), collection, shape, rows);
+}
+
 /** The wire values of a row's sort terms (read with `selectSortValues` and the terms' fields selected), for a cursor. */
 export function sortValuesOf(unit: UnitOfWork, order: readonly SortTerm[], row: Row): JsonValue[] {
   return order.map((term, index) => {

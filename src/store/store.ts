@@ -166,7 +166,12 @@ export class Store {
           // A change without its event would be lost: the work must fuse every row it wrote.
           if (done && unit.fused !== undefined && unit.fused.events !== changeCount(unit.changes)) throw new Error('a fused write recorded a change its statement wrote no event for');
           // Registered by the work itself: the statement has committed already.
-          if (done) for (const hook of unit.hooks().before) await hook(unit.changes, unit);
+          if (done) {
+            for (const hook of unit.hooks().before) {
+              const ran = hook(unit.changes, unit);
+              if (ran !== undefined) await ran;
+            }
+          }
         }
         if (!done) {
           result = await db.transaction().execute(async (trx) => {
@@ -206,9 +211,13 @@ export class Store {
 
   async #committed(caller: UnitCaller, unit: UnitOfWork): Promise<void> {
     if (unit.changes.empty) return;
-    for (const hook of [...this.#afterCommit, ...unit.hooks().after]) {
+    const own = unit.hooks().after;
+    // The store's hooks, then the unit's; a hook that returns no promise costs no await.
+    const hooks = own.length === 0 ? this.#afterCommit.slice() : [...this.#afterCommit, ...own];
+    for (const hook of hooks) {
       try {
-        await hook(unit.changes, unit);
+        const done = hook(unit.changes, unit);
+        if (done !== undefined) await done;
       } catch (error) {
         caller.log.error({ err: error, reqId: caller.request.id }, 'an afterCommit hook failed (the write is committed)');
       }
