@@ -187,8 +187,8 @@ describe.each(STORES)('bench/baseline/server.mjs on $name', ({ make }) => {
       ['posts', 'update', String(created.data!.id)],
     ]);
     for (const [event, row] of [
-      [events[0], created.data!],
-      [events[1], updated.data!],
+      [events[0]!, created.data!],
+      [events[1]!, updated.data!],
     ] as const) {
       const data = JSON.parse(event.data) as Record<string, unknown>;
       // Dates are in PostgreSQL's JSON form there; the rest as answered.
