@@ -6,7 +6,8 @@
 // For every scenario and database in both runs (and the scale rows), prints the CPU ratio of
 // each run with its range, the difference b − a, and flags a difference beyond the tolerance.
 // Exit code 1 when any row disagrees, 0 when every row agrees (issue 13: two consecutive full
-// runs agree within ±0.05 on every scenario).
+// runs agree within ±0.05 on every scenario). `--field=cpuRatioEvents` compares the context
+// column of the write rows instead (Corral ÷ the baseline that also records change events).
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
@@ -15,12 +16,12 @@ const { values: opts, positionals } = parseArgs({
   options: { tolerance: { type: 'string', default: '0.05' }, field: { type: 'string', default: 'cpuRatio' } },
 });
 if (positionals.length !== 2) {
-  process.stderr.write('usage: node bench/compare.mjs a.json b.json [--tolerance=0.05] [--field=cpuRatio|rateRatio|cpuRatioWholeRun]\n');
+  process.stderr.write('usage: node bench/compare.mjs a.json b.json [--tolerance=0.05] [--field=cpuRatio|rateRatio|cpuRatioWholeRun|cpuRatioEvents]\n');
   process.exit(2);
 }
 const tolerance = Number(opts.tolerance);
 const field = opts.field;
-const spreadField = { cpuRatio: 'cpuSpread', rateRatio: 'rateSpread', cpuRatioWholeRun: 'cpuSpreadWholeRun' }[field];
+const spreadField = { cpuRatio: 'cpuSpread', rateRatio: 'rateSpread', cpuRatioWholeRun: 'cpuSpreadWholeRun', cpuRatioEvents: 'cpuSpreadEvents' }[field];
 const [a, b] = positionals.map((file) => JSON.parse(readFileSync(file, 'utf8')));
 
 const key = (row) => `${row.scenario}|${row.database}|${row.posts ?? ''}`;

@@ -3,7 +3,9 @@
 // beyond what the routes need: the practical upper bound for a Node service on that database.
 // Same URLs and response shapes as Corral, same SQLite pragmas, same PostgreSQL pool size.
 //
-// env: PORT, HOST, DATABASE_URL (sqlite:<file> | postgres://…), POOL_SIZE (PostgreSQL, default 10)
+// env: PORT, HOST, DATABASE_URL (sqlite:<file> | postgres://…), POOL_SIZE (PostgreSQL, default 10),
+//      BASELINE_EVENTS=1: the context variant, whose create and update also record a change event
+//      in the write's transaction (see EVENTS_TABLE below and bench/README.md)
 import Fastify from 'fastify';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 // The very list Corral applies, so the two servers run SQLite the same way.
@@ -14,6 +16,15 @@ import { registerSearchRoute } from './search-route.mjs';
 
 const url = process.env.DATABASE_URL ?? '';
 const poolSize = Number(process.env.POOL_SIZE ?? 10);
+const events = process.env.BASELINE_EVENTS === '1';
+
+/**
+ * The context variant (BASELINE_EVENTS=1) records one event per written row, as Corral must
+ * (API.md section 11), the simplest correct way: in the write's own transaction, into a table
+ * of the bench's own with Corral's event columns (id, collection, action, key as JSON text,
+ * data as the JSON text of the written row, at in ms). Nothing reads it: no feed, no webhooks.
+ */
+const EVENTS_TABLE = 'bench_events';
 
 /** Each store answers the same few questions with prepared statements. */
 async function openSqlite(file) {
@@ -43,6 +54,22 @@ async function openSqlite(file) {
     after: db.prepare(`select ${columns} from posts where id > ? order by id asc limit ?`),
     byStatus: db.prepare('select status, count(*) as n, avg(cast(views as real)) as avgViews, max(views) as maxViews from posts group by status order by status is null, status'),
   };
+  let insert = (now, p) => statements.insert.get(now, now, p.title, p.body, p.views, p.status, p.authorId);
+  let update = (id, now, p) => statements.update.get(now, p.title, p.views, id);
+  if (events) {
+    // `integer primary key`: the rowid, one b-tree per event, as Corral's outbox on SQLite.
+    db.exec(`create table if not exists ${EVENTS_TABLE} (id integer primary key, collection text not null, action text not null, key text not null, data text not null, at integer not null)`);
+    const event = db.prepare(`insert into ${EVENTS_TABLE} (collection, action, key, data, at) values ('posts', ?, ?, ?, ?)`);
+    const record = (action, row) => {
+      if (row !== undefined) event.run(action, JSON.stringify(row.id), JSON.stringify(row), Date.now());
+      return row;
+    };
+    // better-sqlite3's transaction: BEGIN, the write, its event, COMMIT (ROLLBACK on a throw).
+    const plainInsert = insert;
+    const plainUpdate = update;
+    insert = db.transaction((now, p) => record('create', plainInsert(now, p)));
+    update = db.transaction((id, now, p) => record('update', plainUpdate(id, now, p)));
+  }
   return {
     get: async (id) => statements.get.get(id),
     page: async (desc, limit, offset) => (desc ? statements.pageDesc : statements.pageAsc).all(limit, offset),
@@ -53,8 +80,8 @@ async function openSqlite(file) {
     afterCount: async (id) => statements.afterCount.get(id),
     filterPage: async (views, status, limit, offset) => statements.filterPage.all(views, status, limit, offset),
     filterCount: async (views, status) => statements.filterCount.get(views, status),
-    insert: async (now, p) => statements.insert.get(now, now, p.title, p.body, p.views, p.status, p.authorId),
-    update: async (id, now, p) => statements.update.get(now, p.title, p.views, id),
+    insert: async (now, p) => insert(now, p),
+    update: async (id, now, p) => update(id, now, p),
     comments: async (postId, limit, offset) => statements.comments.all(postId, limit, offset),
     commentCount: async (postId) => statements.commentCount.get(postId),
     includesPage: async (pattern, limit, offset) => statements.includesPage.all(pattern, limit, offset),
@@ -73,6 +100,19 @@ async function openPostgres(connectionString) {
   const columns = 'id, "createdAt", "updatedAt", title, body, views, status, "authorId", "ownerId"';
   // Named queries are parsed and planned once per connection, then only bound and executed.
   const q = async (name, text, values) => (await pool.query({ name, text, values })).rows;
+  const insertSql = `insert into posts ("createdAt", "updatedAt", title, body, views, status, "authorId") values ($1, $1, $2, $3, $4, $5, $6) returning ${columns}`;
+  const updateSql = `update posts set "updatedAt" = $1, title = $2, views = $3 where id = $4 returning ${columns}`;
+  // The context variant: one writable CTE, so the write and its event are one autocommitted
+  // statement (atomic: both or neither) and one round trip, as Corral's own flat writes
+  // (src/changes/fused-outbox.ts); BEGIN, write, event, COMMIT would be four round trips that
+  // Corral does not pay. The event's JSON is built by PostgreSQL (row_to_json of the written row).
+  const withEvent = (write, action, at) =>
+    `with w as (${write}), e as (insert into ${EVENTS_TABLE} (collection, action, key, data, at) select 'posts', '${action}', to_json(w.id)::text, row_to_json(w)::text, cast(${at} as bigint) from w) select * from w`;
+  if (events) {
+    await pool.query(
+      `create table if not exists ${EVENTS_TABLE} (id bigserial primary key, collection varchar(255) not null, action varchar(16) not null, key varchar(512) not null, data text not null, at bigint not null)`,
+    );
+  }
   return {
     get: async (id) => (await q('get', `select ${columns} from posts where id = $1`, [id]))[0],
     page: async (desc, limit, offset) =>
@@ -89,15 +129,11 @@ async function openPostgres(connectionString) {
     filterCount: async (views, status) =>
       (await q('filterCount', 'select count(*)::int as n from posts where views > $1 and status = $2', [views, status]))[0].n,
     insert: async (now, p) =>
-      (
-        await q(
-          'insert',
-          `insert into posts ("createdAt", "updatedAt", title, body, views, status, "authorId") values ($1, $1, $2, $3, $4, $5, $6) returning ${columns}`,
-          [now, p.title, p.body, p.views, p.status, p.authorId],
-        )
-      )[0],
+      events
+        ? (await q('insertEvent', withEvent(insertSql, 'create', '$7'), [now, p.title, p.body, p.views, p.status, p.authorId, Date.now()]))[0]
+        : (await q('insert', insertSql, [now, p.title, p.body, p.views, p.status, p.authorId]))[0],
     update: async (id, now, p) =>
-      (await q('update', `update posts set "updatedAt" = $1, title = $2, views = $3 where id = $4 returning ${columns}`, [now, p.title, p.views, id]))[0],
+      events ? (await q('updateEvent', withEvent(updateSql, 'update', '$5'), [now, p.title, p.views, id, Date.now()]))[0] : (await q('update', updateSql, [now, p.title, p.views, id]))[0],
     comments: async (postId, limit, offset) =>
       q('comments', 'select id, "createdAt", "updatedAt", body, "postId" from comments where "postId" = $1 order by id asc limit $2 offset $3', [postId, limit, offset]),
     commentCount: async (postId) => (await q('commentCount', 'select count(*)::int as n from comments where "postId" = $1', [postId]))[0].n,

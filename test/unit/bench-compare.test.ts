@@ -42,6 +42,25 @@ describe('bench/compare.mjs', () => {
     expect(result.stdout).not.toContain('query');
   });
 
+  it('compares the context column of the write rows with --field=cpuRatioEvents, leaving out rows without it', () => {
+    const row = (scenario: string, cpuRatioEvents?: number) => ({
+      scenario,
+      database: 'sqlite',
+      cpuRatio: 1.2,
+      cpuSpread: [1.1, 1.3],
+      ...(cpuRatioEvents === undefined ? {} : { cpuRatioEvents, cpuSpreadEvents: [cpuRatioEvents - 0.02, cpuRatioEvents + 0.02] }),
+    });
+    const write = (file: string, events: number) => {
+      const path = join(dir, file);
+      writeFileSync(path, JSON.stringify({ date: '2026-11-23T00:00:00.000Z', rows: [row('get'), row('create', events)], scaleRows: [] }));
+      return path;
+    };
+    const result = compare(write('g.json', 1.1), write('h.json', 1.2), '--field=cpuRatioEvents');
+    expect(result.status).toBe(1);
+    expect(result.stdout).toMatch(/create\s+\| sqlite\s+\|\s+1\.10 \| 1\.08–1\.12 \|\s+1\.20 \| 1\.18–1\.22 \|\s+\+0\.10 \| > ±0\.05 \|/);
+    expect(result.stdout).toContain('0 of 1 rows agree within ±0.05; 1 do not');
+  });
+
   it('takes another tolerance and field, and refuses a wrong call with its usage', () => {
     const a = report('e.json', { 'get/sqlite': 1.1 });
     const b = report('f.json', { 'get/sqlite': 1.18 });
