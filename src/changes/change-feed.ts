@@ -240,7 +240,11 @@ export class ChangeFeed {
   async #read(): Promise<void> {
     for (;;) {
       if (this.#subscribers.size === 0) {
-        this.#last = Math.max(this.#last, await this.lastId());
+        const last = await this.lastId();
+        // A subscriber that joined meanwhile took the old position as its start: moving past
+        // events committed since would skip them for it. Read them instead.
+        if (this.#subscribers.size > 0) continue;
+        this.#last = Math.max(this.#last, last);
         return;
       }
       const rows = await this.readAfter(this.#last, FEED_READ_PAGE);
