@@ -19,6 +19,8 @@ export const DEFAULT_CHANGES_POLL_MS = 250;
  */
 export const FEED_BATCH_MS = 10;
 export const DEFAULT_CHANGES_RETENTION_MS = 7 * 24 * 3600 * 1000;
+/** The NOTIFY payload of a publication that every node's reader, this one's included, acts on. */
+const ANY_NODE = '';
 
 /** An event as clients see it (API.md section 11). */
 export interface ChangeEvent {
@@ -140,21 +142,31 @@ export class ChangeFeed {
     }
   }
 
-  /** The highest event id committed so far. */
-  async lastId(): Promise<number> {
-    await publishPending(this.database.db, this.database.dialect, this.#node);
+  /** The highest event id committed so far (`reader`: called by this node's reader, see #publish). */
+  async lastId(reader = false): Promise<number> {
+    await this.#publish(reader);
     const [row] = await this.database.db.selectFrom(CHANGES_TABLE).select((eb) => eb.fn.max('id').as('last')).execute();
     return row?.last === null || row?.last === undefined ? 0 : Number(row.last);
   }
 
-  /** Events after `after` in id order (of one collection, if given). */
-  async readAfter(after: number, limit: number, collection?: string): Promise<ChangeRow[]> {
+  /** Events after `after` in id order (of one collection, if given; `reader`: see #publish). */
+  async readAfter(after: number, limit: number, collection?: string, reader = false): Promise<ChangeRow[]> {
     // PostgreSQL: number the events of the transactions finished so far first.
-    await publishPending(this.database.db, this.database.dialect, this.#node);
+    await this.#publish(reader);
     let query = this.database.db.selectFrom(CHANGES_TABLE).selectAll().where('id', '>', after);
     if (collection !== undefined) query = query.where('collection', '=', collection);
     const rows = await query.orderBy('id').limit(limit).execute();
     return rows.map((row) => toChangeRow(row as Record<string, unknown>));
+  }
+
+  /**
+   * PostgreSQL: numbers the committed pending events (publishPending). Its NOTIFY names this
+   * node only when the reader publishes, since the reader then reads what it published; any
+   * other publication here (changes:list, a subscribe's start, webhooks, pruning) moves events
+   * the reader has not dispatched, so its NOTIFY must wake this node's reader too.
+   */
+  async #publish(reader: boolean): Promise<void> {
+    await publishPending(this.database.db, this.database.dialect, reader ? this.#node : ANY_NODE);
   }
 
   /** 410 CHANGES_EXPIRED when events after `after` may have been pruned already. */
@@ -168,7 +180,7 @@ export class ChangeFeed {
   async prune(now = Date.now()): Promise<number> {
     const cutoff = now - this.options.retentionMs;
     const { db } = this.database;
-    await publishPending(db, this.database.dialect, this.#node);
+    await this.#publish(false);
     const [row] = await db.selectFrom(CHANGES_TABLE).select((eb) => eb.fn.max('id').as('upTo')).where('at', '<', cutoff).execute();
     if (row?.upTo === null || row?.upTo === undefined) return 0;
     const upTo = Number(row.upTo);
@@ -240,14 +252,14 @@ export class ChangeFeed {
   async #read(): Promise<void> {
     for (;;) {
       if (this.#subscribers.size === 0) {
-        const last = await this.lastId();
+        const last = await this.lastId(true);
         // A subscriber that joined meanwhile took the old position as its start: moving past
         // events committed since would skip them for it. Read them instead.
         if (this.#subscribers.size > 0) continue;
         this.#last = Math.max(this.#last, last);
         return;
       }
-      const rows = await this.readAfter(this.#last, FEED_READ_PAGE);
+      const rows = await this.readAfter(this.#last, FEED_READ_PAGE, undefined, true);
       if (rows.length === 0) return;
       this.#last = rows[rows.length - 1]!.id;
       this.#dispatch(rows);

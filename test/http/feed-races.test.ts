@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSse, type SseClient } from '../support/sse-client.js';
 import { useDialectApp } from '../support/test-app.js';
@@ -34,11 +35,11 @@ for (const dialect of DIALECTS) {
       const reading = new Promise<void>((resolve) => (entered = resolve));
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));
-      feed.lastId = async () => {
+      feed.lastId = async (...args) => {
         feed.lastId = real;
         entered();
         await gate;
-        return real();
+        return real(...args);
       };
       const settled = feed.settle();
       await reading;
@@ -53,6 +54,24 @@ for (const dialect of DIALECTS) {
       expect((await ctx.api.request('POST', '/api/notes:create', { title: 'after' })).status).toBe(201);
       await client.waitFor(2, 10_000).catch(() => undefined);
       expect(client.events.map((event) => event.data.data.title)).toEqual(['during', 'after']);
+    });
+
+    // PostgreSQL numbers events when some node publishes them. A publication made by anything
+    // but this node's reader (changes:list, a subscribe's start position, webhooks, pruning)
+    // must wake this node's reader too: its NOTIFY is not one the reader has read already.
+    it.runIf(dialect === 'postgres')('events published by changes:list on this node reach its subscribers without waiting for the poll', async () => {
+      const feed = ctx.built.changes;
+      await feed.settle();
+      const client = openSse(`${base}/api/notes:subscribe`, await ctx.api.authHeaders());
+      open.push(client);
+      expect(await client.status).toBe(200);
+      // A write another node committed and has not published yet (its reader is slow, or it stopped).
+      await sql`insert into corral_changes_pending (collection, action, key, data, at) values ('notes', 'create', '1000', ${JSON.stringify({ id: 1000, title: 'elsewhere' })}, ${Date.now()})`.execute(ctx.built.database.db);
+      const listed = await ctx.api.request('GET', '/api/changes:list?collection=notes&pageSize=100');
+      expect(listed.body.data.at(-1).data.title).toBe('elsewhere');
+      // The poll is a minute away: only the NOTIFY of that publication can wake the reader.
+      await client.waitFor(1, 10_000).catch(() => undefined);
+      expect(client.events.map((event) => event.data.data.title)).toEqual(['elsewhere']);
     });
   });
 }
