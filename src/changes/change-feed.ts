@@ -25,6 +25,8 @@ export const FEED_BATCH_MS = 10;
  */
 export const FEED_IDLE_BATCH_MS = 50;
 export const DEFAULT_CHANGES_RETENTION_MS = 7 * 24 * 3600 * 1000;
+/** The NOTIFY payload of a publication that every node's reader, this one's included, acts on. */
+const ANY_NODE = '';
 
 /** An event as clients see it (API.md section 11). */
 export interface ChangeEvent {
@@ -154,21 +156,31 @@ export class ChangeFeed {
     }
   }
 
-  /** The highest event id committed so far. */
-  async lastId(): Promise<number> {
-    await publishPending(this.database.db, this.database.dialect, this.#node);
+  /** The highest event id committed so far (`reader`: called by this node's reader, see #publish). */
+  async lastId(reader = false): Promise<number> {
+    await this.#publish(reader);
     const [row] = await this.database.db.selectFrom(CHANGES_TABLE).select((eb) => eb.fn.max('id').as('last')).execute();
     return row?.last === null || row?.last === undefined ? 0 : Number(row.last);
   }
 
-  /** Events after `after` in id order (of one collection, if given). */
-  async readAfter(after: number, limit: number, collection?: string): Promise<ChangeRow[]> {
+  /** Events after `after` in id order (of one collection, if given; `reader`: see #publish). */
+  async readAfter(after: number, limit: number, collection?: string, reader = false): Promise<ChangeRow[]> {
     // PostgreSQL: number the events of the transactions finished so far first.
-    await publishPending(this.database.db, this.database.dialect, this.#node);
+    await this.#publish(reader);
     let query = this.database.db.selectFrom(CHANGES_TABLE).selectAll().where('id', '>', after);
     if (collection !== undefined) query = query.where('collection', '=', collection);
     const rows = await query.orderBy('id').limit(limit).execute();
     return rows.map((row) => toChangeRow(row as Record<string, unknown>));
+  }
+
+  /**
+   * PostgreSQL: numbers the committed pending events (publishPending). Its NOTIFY names this
+   * node only when the reader publishes, since the reader then reads what it published; any
+   * other publication here (changes:list, a subscribe's start, webhooks, pruning) moves events
+   * the reader has not dispatched, so its NOTIFY must wake this node's reader too.
+   */
+  async #publish(reader: boolean): Promise<void> {
+    await publishPending(this.database.db, this.database.dialect, reader ? this.#node : ANY_NODE);
   }
 
   /** 410 CHANGES_EXPIRED when events after `after` may have been pruned already. */
@@ -182,7 +194,7 @@ export class ChangeFeed {
   async prune(now = Date.now()): Promise<number> {
     const cutoff = now - this.options.retentionMs;
     const { db } = this.database;
-    await publishPending(db, this.database.dialect, this.#node);
+    await this.#publish(false);
     const [row] = await db.selectFrom(CHANGES_TABLE).select((eb) => eb.fn.max('id').as('upTo')).where('at', '<', cutoff).execute();
     if (row?.upTo === null || row?.upTo === undefined) return 0;
     const upTo = Number(row.upTo);
@@ -265,11 +277,11 @@ export class ChangeFeed {
         if (this.database.dialect === 'postgres' && !this.#wantPosition) {
           // Nobody to give events to: number them (other nodes and lists see them), and read
           // the position only when a subscriber comes (subscribe).
-          await publishPending(this.database.db, this.database.dialect, this.#node);
+          await this.#publish(true);
           this.#lastBehind = true;
         } else {
           this.#wantPosition = false;
-          const last = await this.lastId();
+          const last = await this.lastId(true);
           // Moved only while nobody is subscribed: one that joined during the read (its cursor
           // at or after the old position) may be owed events up to `last`, read below.
           if (this.#subscribers.size === 0) {
@@ -281,7 +293,7 @@ export class ChangeFeed {
         continue;
       }
       this.#wantPosition = false;
-      const rows = await this.readAfter(this.#last, FEED_READ_PAGE);
+      const rows = await this.readAfter(this.#last, FEED_READ_PAGE, undefined, true);
       if (rows.length > 0) {
         this.#last = rows[rows.length - 1]!.id;
         this.#dispatch(rows);

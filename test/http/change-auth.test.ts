@@ -61,8 +61,8 @@ for (const dialect of DIALECTS) {
       for (const [title, views] of [['low', 1], ['high', 500], ['low2', 2]] as const) {
         expect((await ctx.api.post('/api/posts:create', { title, views })).status).toBe(201);
       }
-      await rootClient.waitFor(3, 5000);
-      await lowClient.waitFor(2, 5000);
+      await rootClient.waitFor(3, 20_000);
+      await lowClient.waitFor(2, 20_000);
       const seen = lowClient.events.map((event) => (event.data as FeedEvent).data);
       expect(seen.map((data) => data.title)).toEqual(['low', 'low2']);
       for (const data of seen) expect(Object.keys(data).sort()).toEqual(['id', 'title']);

@@ -22,7 +22,9 @@ for (const dialect of DIALECTS) {
     const lines: string[] = [];
     beforeAll(async () => {
       database = await createTestDatabase(dialect);
-      built = await buildApp(testConfig(database, { logLevel: level }), { logStream: { write: (line) => void lines.push(line) } });
+      // Background loops (schema, users, change feed, webhooks) a minute apart: once the database is
+      // closed below, their own error lines (no request id) would race the request's on a slow machine.
+      built = await buildApp(testConfig(database, { logLevel: level, schemaPollMs: 60_000, changesPollMs: 60_000 }), { logStream: { write: (line) => void lines.push(line) } });
       api = apiFor(built);
       await api.collection({ name: 'notes', fields: [{ name: 'text', type: 'string' }] });
     });
@@ -46,7 +48,7 @@ for (const dialect of DIALECTS) {
       expect(reply.status).toBeGreaterThanOrEqual(500);
       const errors = parsed(lines).filter((line) => line.level === 50);
       expect(errors.length).toBeGreaterThan(0);
-      expect(errors.every((line) => line.reqId === 'broken-1')).toBe(true);
+      expect(errors.filter((line) => line.reqId !== 'broken-1'), 'error lines without the request id').toEqual([]);
     });
   });
 }

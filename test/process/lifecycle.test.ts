@@ -240,9 +240,10 @@ describe('graceful shutdown', () => {
     await sleep(100);
     const started = Date.now();
     proc.child.kill('SIGTERM');
-    const exit = await exitWithin(proc, 5000);
+    const exit = await exitWithin(proc, 9000);
     socket.destroy();
-    expect(Date.now() - started).toBeLessThan(2500);
+    // 300 ms configured, 10 s by default: under 8 s tells them apart, even on a loaded machine.
+    expect(Date.now() - started).toBeLessThan(8000);
     expect(exit.signal, proc.stdout()).toBe('SIGKILL');
     // The exit can be reported before the last of its stdout has been read.
     await waitFor(async () => proc.stdout().includes('shutdown took longer than 300 ms'), 'the timeout log line', 2000).catch((error: unknown) => { throw new Error(`${String(error)}: ${proc.stdout()}`); });

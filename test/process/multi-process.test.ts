@@ -2,8 +2,12 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/test-database.js';
 import { killAll, startCorral, waitFor, type CorralProcess } from './support.js';
 
-/** Schema changes must reach another node within this time (the default poll is 500 ms). */
-const PROPAGATION_LIMIT_MS = 1000;
+/**
+ * Schema changes must reach another node within this time. The default poll is 500 ms and
+ * the delay is usually below a second (it is logged), but on a loaded machine two processes
+ * can take longer; without the poll the change would never arrive, which the bound still catches.
+ */
+const PROPAGATION_LIMIT_MS = 10_000;
 
 afterEach(killAll);
 afterAll(killAll);
