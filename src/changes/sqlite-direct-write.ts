@@ -23,15 +23,22 @@ export function directWritesCommitted(): number {
   return committed;
 }
 
-/** The event, numbered after the highest id written or pruned, in one statement (SQLITE_LAST_ID). */
-const INSERT_EVENT = `insert into "${CHANGES_TABLE}" ("id", "collection", "action", "key", "data", "at") select ${SQLITE_LAST_ID} + 1, ?, ?, ?, ?, ?`;
+/**
+ * The event, numbered after the highest id written or pruned, in one statement (SQLITE_LAST_ID).
+ * `VALUES` with the id as a scalar subquery, not `INSERT … SELECT`: a SELECT that reads the
+ * table it inserts into (here `max(id)`) makes SQLite run it into a temporary b-tree first and
+ * insert from that; VALUES evaluates the subquery in place. Measured on the bench's `posts`
+ * (better-sqlite3, median over 20,000 units, the event statement alone): 6.20 µs → 4.45 µs
+ * (4.10 µs with SQLITE_LAST_ID's one seek).
+ */
+const INSERT_EVENT = `insert into "${CHANGES_TABLE}" ("id", "collection", "action", "key", "data", "at") values (${SQLITE_LAST_ID} + 1, ?, ?, ?, ?, ?)`;
 
 /**
  * SQLite's fast path for a write that is one flat statement (a one-row create, an update by
  * one key) when the outbox is the only beforeCommit hook: instead of a Kysely transaction
  * (BEGIN, the statement, the outbox built by Kysely, COMMIT, each through the driver's async
  * queue), the whole unit runs synchronously on the connection: `BEGIN IMMEDIATE`, the
- * statement stepped once, the event (one `INSERT … SELECT`, prepared once), `COMMIT`;
+ * statement stepped once, the event (one `INSERT … VALUES`, prepared once), `COMMIT`;
  * `ROLLBACK` on any error, which then propagates as from the transaction path. Nothing else
  * can run on the connection in between (it is JavaScript's one thread), so ids follow commit
  * order as on the transaction path; an id is one more than the highest written or pruned

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_CHANGES_RETENTION_MS } from '../../src/changes/change-feed.js';
 import { directWritesCommitted } from '../../src/changes/sqlite-direct-write.js';
 import { DIALECTS } from '../support/test-database.js';
 import { useDialectApp, type TestApi } from '../support/test-app.js';
@@ -174,6 +175,34 @@ for (const dialect of DIALECTS) {
       expect(ids[0]).toBeGreaterThan(last);
       expect(ids[1]).toBeGreaterThan(ids[0]!);
       if (dialect !== 'postgres') expect(ids).toEqual([last + 1, last + 2]);
+    });
+
+    it('after a partial prune, ids follow the highest remaining one on both paths (the pruned mark is not consulted)', async () => {
+      const write = async (code: string, slow: boolean) => {
+        const send = () => api.post('/api/kinds:create', { code, ...VALUES });
+        const reply = slow ? await inTransaction(send) : await send();
+        expect(reply.status, reply.text).toBe(201);
+      };
+      await write('old-fast', false);
+      await write('old-slow', true);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const cutoff = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await write('kept-fast', false);
+      await write('kept-slow', true);
+      // Everything before `cutoff` goes: the two old events (and any left by earlier tests).
+      expect(await ctx.built.changes.prune(cutoff + DEFAULT_CHANGES_RETENTION_MS)).toBeGreaterThanOrEqual(2);
+      const kept = await events();
+      expect(kept.map((event) => event.data.code)).toEqual(['kept-fast', 'kept-slow']);
+      const last = kept.at(-1)!.id;
+      await write('next-fast', false);
+      await write('next-slow', true);
+      const ids = (await events()).map((event) => event.id);
+      expect(ids.slice(0, 2)).toEqual(kept.map((event) => event.id));
+      expect(ids).toHaveLength(4);
+      expect(ids[2]).toBeGreaterThan(last);
+      expect(ids[3]).toBeGreaterThan(ids[2]!);
+      if (dialect !== 'postgres') expect(ids.slice(2)).toEqual([last + 1, last + 2]);
     });
 
     it('flat writes concurrent with transactions all commit, each with one event, ids in order', async () => {
