@@ -5,6 +5,7 @@ import type { OneWrite } from '../store/unit-of-work.js';
 import { CHANGES_TABLE } from './changes-table.js';
 import { SQLITE_LAST_ID } from './outbox-insert.js';
 import { outboxRowOf } from './outbox.js';
+import { sqliteEventRow } from './sqlite-event-json.js';
 
 /**
  * Thrown by a direct write unit, before it ran anything, when the connection is busy with a
@@ -72,7 +73,11 @@ export function sqliteDirectWrite(db: object): OneWrite | undefined {
   };
 }
 
+const ACTION = { created: 'create', updated: 'update' } as const;
+
+/** The event's texts from a serializer compiled per collection (sqlite-event-json.ts), else as the outbox hook builds them. */
 function writeEvent(connection: DirectConnection, collection: Collection, kind: 'created' | 'updated', row: Row): void {
-  const event = outboxRowOf(collection, kind, { key: canonical(collection.key, row[collection.key.name], 'sqlite'), after: row });
+  const event =
+    sqliteEventRow(collection, ACTION[kind], row) ?? outboxRowOf(collection, kind, { key: canonical(collection.key, row[collection.key.name], 'sqlite'), after: row });
   connection.prepare(INSERT_EVENT).run(event.collection, event.action, event.key, event.data, Date.now());
 }
