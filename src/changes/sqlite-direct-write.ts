@@ -5,6 +5,7 @@ import type { OneWrite } from '../store/unit-of-work.js';
 import { CHANGES_TABLE } from './changes-table.js';
 import { SQLITE_LAST_ID } from './outbox-insert.js';
 import { outboxRowOf } from './outbox.js';
+import { sqliteEventRow } from './sqlite-event-json.js';
 
 /**
  * Thrown by a direct write unit, before it ran anything, when the connection is busy with a
@@ -23,15 +24,22 @@ export function directWritesCommitted(): number {
   return committed;
 }
 
-/** The event, numbered after the highest id written or pruned, in one statement (SQLITE_LAST_ID). */
-const INSERT_EVENT = `insert into "${CHANGES_TABLE}" ("id", "collection", "action", "key", "data", "at") select ${SQLITE_LAST_ID} + 1, ?, ?, ?, ?, ?`;
+/**
+ * The event, numbered after the highest id written or pruned, in one statement (SQLITE_LAST_ID).
+ * `VALUES` with the id as a scalar subquery, not `INSERT … SELECT`: a SELECT that reads the
+ * table it inserts into (here `max(id)`) makes SQLite run it into a temporary b-tree first and
+ * insert from that; VALUES evaluates the subquery in place. Measured on the bench's `posts`
+ * (better-sqlite3, median over 20,000 units, the event statement alone): 6.20 µs → 4.45 µs
+ * (4.10 µs with SQLITE_LAST_ID's one seek).
+ */
+const INSERT_EVENT = `insert into "${CHANGES_TABLE}" ("id", "collection", "action", "key", "data", "at") values (${SQLITE_LAST_ID} + 1, ?, ?, ?, ?, ?)`;
 
 /**
  * SQLite's fast path for a write that is one flat statement (a one-row create, an update by
  * one key) when the outbox is the only beforeCommit hook: instead of a Kysely transaction
  * (BEGIN, the statement, the outbox built by Kysely, COMMIT, each through the driver's async
  * queue), the whole unit runs synchronously on the connection: `BEGIN IMMEDIATE`, the
- * statement stepped once, the event (one `INSERT … SELECT`, prepared once), `COMMIT`;
+ * statement stepped once, the event (one `INSERT … VALUES`, prepared once), `COMMIT`;
  * `ROLLBACK` on any error, which then propagates as from the transaction path. Nothing else
  * can run on the connection in between (it is JavaScript's one thread), so ids follow commit
  * order as on the transaction path; an id is one more than the highest written or pruned
@@ -65,7 +73,11 @@ export function sqliteDirectWrite(db: object): OneWrite | undefined {
   };
 }
 
+const ACTION = { created: 'create', updated: 'update' } as const;
+
+/** The event's texts from a serializer compiled per collection (sqlite-event-json.ts), else as the outbox hook builds them. */
 function writeEvent(connection: DirectConnection, collection: Collection, kind: 'created' | 'updated', row: Row): void {
-  const event = outboxRowOf(collection, kind, { key: canonical(collection.key, row[collection.key.name], 'sqlite'), after: row });
+  const event =
+    sqliteEventRow(collection, ACTION[kind], row) ?? outboxRowOf(collection, kind, { key: canonical(collection.key, row[collection.key.name], 'sqlite'), after: row });
   connection.prepare(INSERT_EVENT).run(event.collection, event.action, event.key, event.data, Date.now());
 }
