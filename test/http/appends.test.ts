@@ -54,9 +54,15 @@ for (const dialect of DIALECTS) {
         expect(reply.status, reply.text).toBe(200);
         return ctx.built.database.statements() - before;
       };
-      // The fewer of two runs: a run may also reload the signed-in user and the role
-      // definitions (each cached for a second per node), which is not the read's doing.
-      const fewest = async (url: string) => Math.min(await statements(url), await statements(url));
+      // The fewest of four runs: a run may also reload the signed-in user and the role
+      // definitions (each cached for a second per node), or overlap a background statement
+      // (PostgreSQL publishes the setup's events within 50 ms), which is not the read's doing.
+      await ctx.built.changes.settle();
+      const fewest = async (url: string) => {
+        const counts: number[] = [];
+        for (let run = 0; run < 4; run++) counts.push(await statements(url));
+        return Math.min(...counts);
+      };
       const few = await fewest('/api/posts:list?appends=author,comments.author,tags&pageSize=3');
       const many = await fewest('/api/posts:list?appends=author,comments.author,tags&pageSize=30');
       // rows + count + author + comments + comments.author + tags
