@@ -22,7 +22,7 @@
 // new scenario usually needs a route there too. Before measuring, the bench sends one request
 // of each scenario to both servers and fails when the answers differ (reads) or their keys do.
 
-import { encodeCursor, queryDigest } from '../dist/plan/cursor.js';
+import { decodeCursor, encodeCursor, queryDigest } from '../dist/plan/cursor.js';
 import { SEARCH_WORDS } from './lib/search-data.mjs';
 
 // Cursors are signed; the bench fixes the key (inherited by both servers) so a scenario can
@@ -30,10 +30,16 @@ import { SEARCH_WORDS } from './lib/search-data.mjs';
 export const BENCH_CURSOR_SECRET = 'corral-bench-cursor-secret';
 process.env.CORRAL_CURSOR_SECRET ??= BENCH_CURSOR_SECRET;
 
+const POST_CURSOR_DIGEST = () => queryDigest({ collection: JSON.stringify(['posts', null, null]), order: [{ field: { name: 'id' }, desc: false }], filter: undefined, keys: undefined });
+
 /** The cursor Corral hands out after post `id` in `posts:list?cursor=` (key order, no filter). */
 export function postCursor(id) {
-  const digest = queryDigest({ collection: JSON.stringify(['posts', null, null]), order: [{ field: { name: 'id' }, desc: false }], filter: undefined, keys: undefined });
-  return encodeCursor(Buffer.from(process.env.CORRAL_CURSOR_SECRET, 'utf8'), digest, [id]);
+  return encodeCursor(Buffer.from(process.env.CORRAL_CURSOR_SECRET, 'utf8'), POST_CURSOR_DIGEST(), [id]);
+}
+
+/** The post id a `postCursor` (Corral's or the baseline's) holds: cursors are encrypted, each with its own nonce. */
+export function postCursorId(cursor) {
+  return decodeCursor(Buffer.from(process.env.CORRAL_CURSOR_SECRET, 'utf8'), POST_CURSOR_DIGEST(), cursor, 1)[0];
 }
 
 const INCLUDES = encodeURIComponent(JSON.stringify({ title: { $includes: 'ost 99' } }));

@@ -11,7 +11,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 // The very list Corral applies, so the two servers run SQLite the same way.
 import { SQLITE_PRAGMAS } from '../../dist/db/database.js';
 import { OWNER_USER_ID, SCOPED_ALL_USER_ID } from '../lib/auth.mjs';
-import { postCursor } from '../scenarios.mjs';
+import { postCursor, postCursorId } from '../scenarios.mjs';
 import { registerSearchRoute } from './search-route.mjs';
 
 const url = process.env.DATABASE_URL ?? '';
@@ -263,10 +263,10 @@ app.get('/api/posts::list', async (request, reply) => {
     return listReply(rows, paged, () => store.filterCount(views, status));
   }
   if (request.query.cursor !== undefined) {
-    // Key order only: the cursor's payload is [last id]; Corral checks its signature, the
-    // baseline trusts it.
+    // Key order only: the cursor holds [last id], encrypted and authenticated (AES-256-GCM),
+    // so the baseline opens it with Corral's own function, the simplest correct way.
     const cursor = request.query.cursor;
-    const after = cursor === '' ? 0 : JSON.parse(Buffer.from(cursor.split('.')[0], 'base64url').toString('utf8'))[0];
+    const after = cursor === '' ? 0 : postCursorId(cursor);
     const rows = await store.after(after, paged.pageSize + 1);
     const hasNext = rows.length > paged.pageSize;
     const data = rows.slice(0, paged.pageSize);
