@@ -4,6 +4,7 @@ import { directWritesCommitted } from '../../src/changes/sqlite-direct-write.js'
 import { DIALECTS } from '../support/test-database.js';
 import { useDialectApp, type TestApi } from '../support/test-app.js';
 import type { ChangeEvent } from '../support/change-event.js';
+import { TYPED_FIELDS } from '../support/typed-fields.js';
 
 /**
  * A flat create and an update by key record the same event, and fail the same way, whether
@@ -11,25 +12,7 @@ import type { ChangeEvent } from '../support/change-event.js';
  * beforeCommit hook) or the transaction path (forced here by a second, empty hook). On the
  * other databases both runs take the transaction path and must agree too.
  */
-const FIELDS = [
-  { name: 'code', type: 'string', unique: true, allowNull: false },
-  { name: 's', type: 'string', length: 10 },
-  { name: 't', type: 'text' },
-  { name: 'i', type: 'integer' },
-  { name: 'b', type: 'bigInt' },
-  { name: 'f', type: 'float' },
-  { name: 'd', type: 'double' },
-  { name: 'dec', type: 'decimal', precision: 12, scale: 3 },
-  { name: 'bool', type: 'boolean' },
-  { name: 'dt', type: 'date' },
-  { name: 'day', type: 'dateOnly' },
-  { name: 'tm', type: 'time' },
-  { name: 'j', type: 'json' },
-  { name: 'arr', type: 'array' },
-  { name: 'u', type: 'uuid' },
-  { name: 'n', type: 'nanoid' },
-  { name: 'pw', type: 'password' },
-];
+const FIELDS = [{ name: 'code', type: 'string', unique: true, allowNull: false }, ...TYPED_FIELDS];
 
 const VALUES = {
   s: 'short',

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../support/test-database.js';
 import { useDialectApp, type TestApi } from '../support/test-app.js';
+import { TYPED_FIELDS } from '../support/typed-fields.js';
 
 /**
  * Values on the wire (API.md §3): what a client sends comes back the same on every dialect,
@@ -10,26 +11,7 @@ import { useDialectApp, type TestApi } from '../support/test-app.js';
 
 const VALUES_COLLECTION = {
   name: 'vals',
-  fields: [
-    { name: 's', type: 'string', length: 10 },
-    { name: 't', type: 'text' },
-    { name: 'i', type: 'integer' },
-    { name: 'b', type: 'bigInt' },
-    { name: 'f', type: 'float' },
-    { name: 'd', type: 'double' },
-    { name: 'dec', type: 'decimal', precision: 12, scale: 3 },
-    { name: 'wide', type: 'decimal', precision: 30, scale: 4 },
-    { name: 'bool', type: 'boolean' },
-    { name: 'dt', type: 'date' },
-    { name: 'day', type: 'dateOnly' },
-    { name: 'tm', type: 'time' },
-    { name: 'j', type: 'json' },
-    { name: 'arr', type: 'array' },
-    { name: 'u', type: 'uuid' },
-    { name: 'n', type: 'nanoid' },
-    { name: 'pw', type: 'password' },
-    { name: 'pos', type: 'sort' },
-  ],
+  fields: [...TYPED_FIELDS, { name: 'wide', type: 'decimal', precision: 30, scale: 4 }, { name: 'pos', type: 'sort' }],
 };
 
 /** [field, value sent, value expected back]; `undefined` expected means "the same as sent". */
