@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../support/test-database.js';
 import { useDialectApp, type TestApi } from '../support/test-app.js';
 import { openSse, type SseClient } from '../support/sse-client.js';
-import type { ChangeEvent } from '../support/change-event.js';
+import { eventsAfter as eventsAfterOf, type ChangeEvent } from '../support/change-event.js';
 
 /**
  * The outbox and the change feed: every committed write records one event per changed row
@@ -22,18 +22,7 @@ for (const dialect of DIALECTS) {
       return client;
     };
 
-    /** Every event after `after`, through changes:list pages. */
-    const eventsAfter = async (after: number, collection?: string): Promise<ChangeEvent[]> => {
-      const out: ChangeEvent[] = [];
-      let cursor = after;
-      for (;;) {
-        const reply = await api.get(`/api/changes:list?${cursor === 0 ? '' : `after=${cursor}&`}pageSize=100${collection === undefined ? '' : `&collection=${collection}`}`);
-        expect(reply.status, reply.text).toBe(200);
-        out.push(...reply.body.data);
-        if (!reply.body.meta.hasNext) return out;
-        cursor = reply.body.data.at(-1).id;
-      }
-    };
+    const eventsAfter = (after: number, collection?: string): Promise<ChangeEvent[]> => eventsAfterOf(api, after, collection);
     const lastId = async (): Promise<number> => (await eventsAfter(0)).at(-1)?.id ?? 0;
     const brief = (events: ChangeEvent[]) => events.map((event) => `${event.collection}.${event.action}:${String(event.key)}`);
 

@@ -3,7 +3,7 @@ import { DEFAULT_CHANGES_RETENTION_MS } from '../../src/changes/change-feed.js';
 import { directWritesCommitted } from '../../src/changes/sqlite-direct-write.js';
 import { DIALECTS } from '../support/test-database.js';
 import { useDialectApp, type TestApi } from '../support/test-app.js';
-import type { ChangeEvent } from '../support/change-event.js';
+import { eventsAfter, inTransaction as inTransactionOf, type ChangeEvent } from '../support/change-event.js';
 import { TYPED_FIELDS } from '../support/typed-fields.js';
 
 /**
@@ -68,26 +68,8 @@ for (const dialect of DIALECTS) {
     const ctx = useDialectApp(dialect);
     let api: TestApi;
 
-    const events = async (): Promise<ChangeEvent[]> => {
-      const out: ChangeEvent[] = [];
-      let after = 0;
-      for (;;) {
-        const reply = await api.get(`/api/changes:list?collection=kinds&pageSize=100${after === 0 ? '' : `&after=${after}`}`);
-        expect(reply.status, reply.text).toBe(200);
-        out.push(...reply.body.data);
-        if (!reply.body.meta.hasNext) return out;
-        after = reply.body.data.at(-1).id;
-      }
-    };
-    /** Runs `write` on the transaction path: a second beforeCommit hook turns the synchronous unit off. */
-    const inTransaction = async <T>(write: () => Promise<T>): Promise<T> => {
-      const remove = ctx.built.store.beforeCommit(() => undefined);
-      try {
-        return await write();
-      } finally {
-        remove();
-      }
-    };
+    const events = (): Promise<ChangeEvent[]> => eventsAfter(api, 0, 'kinds');
+    const inTransaction = <T>(write: () => Promise<T>): Promise<T> => inTransactionOf(ctx.built, write);
     /** The writes a request committed through SQLite's synchronous unit. */
     const directOf = async <T>(write: () => Promise<T>): Promise<{ value: T; direct: number }> => {
       const before = directWritesCommitted();

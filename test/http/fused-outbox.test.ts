@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useDialectApp, type TestApi } from '../support/test-app.js';
 import { DIALECTS } from '../support/test-database.js';
-import type { ChangeEvent } from '../support/change-event.js';
+import { eventsAfter as eventsAfterOf, inTransaction as inTransactionOf, type ChangeEvent } from '../support/change-event.js';
 
 /**
  * PostgreSQL writes the event of a flat create or update in the write's own statement
@@ -53,17 +53,7 @@ for (const dialect of DIALECTS.filter((name) => name === 'postgres')) {
     let api: TestApi;
     let owner: number;
 
-    const eventsAfter = async (after: number, collection?: string): Promise<ChangeEvent[]> => {
-      const out: ChangeEvent[] = [];
-      let cursor = after;
-      for (;;) {
-        const reply = await api.get(`/api/changes:list?after=${cursor}&pageSize=100${collection === undefined ? '' : `&collection=${collection}`}`);
-        expect(reply.status, reply.text).toBe(200);
-        out.push(...reply.body.data);
-        if (!reply.body.meta.hasNext) return out;
-        cursor = reply.body.data.at(-1).id;
-      }
-    };
+    const eventsAfter = (after: number, collection?: string): Promise<ChangeEvent[]> => eventsAfterOf(api, after, collection);
     const lastId = async (): Promise<number> => {
       let last = 0;
       for (;;) {
@@ -72,15 +62,7 @@ for (const dialect of DIALECTS.filter((name) => name === 'postgres')) {
         last = page.at(-1)!.id;
       }
     };
-    /** Runs `write` with fusing off: another beforeCommit hook needs the transaction. */
-    const inTransaction = async <T>(write: () => Promise<T>): Promise<T> => {
-      const remove = ctx.built.store.beforeCommit(() => undefined);
-      try {
-        return await write();
-      } finally {
-        remove();
-      }
-    };
+    const inTransaction = <T>(write: () => Promise<T>): Promise<T> => inTransactionOf(ctx.built, write);
     /** The event a write made, and the path it took. */
     const eventOf = async (write: () => Promise<{ status: number; text: string; body: { data: Record<string, unknown> } }>, status: number): Promise<{ event: ChangeEvent; fused: boolean }> => {
       const mark = await lastId();

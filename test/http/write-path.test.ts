@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../support/test-database.js';
 import { useDialectApp, type TestApi } from '../support/test-app.js';
 import { openSse, type SseClient } from '../support/sse-client.js';
-import type { ChangeEvent } from '../support/change-event.js';
+import { eventsAfter as eventsAfterOf, type ChangeEvent } from '../support/change-event.js';
 
 /**
  * The lean write path: a flat item is inserted without the nested-write steps, items are
@@ -23,17 +23,7 @@ for (const dialect of DIALECTS) {
       open.push(client);
       return client;
     };
-    const eventsAfter = async (after: number): Promise<ChangeEvent[]> => {
-      const out: ChangeEvent[] = [];
-      let cursor = after;
-      for (;;) {
-        const reply = await api.get(`/api/changes:list?${cursor === 0 ? '' : `after=${cursor}&`}pageSize=100&collection=notes`);
-        expect(reply.status, reply.text).toBe(200);
-        out.push(...reply.body.data);
-        if (!reply.body.meta.hasNext) return out;
-        cursor = reply.body.data.at(-1).id;
-      }
-    };
+    const eventsAfter = (after: number): Promise<ChangeEvent[]> => eventsAfterOf(api, after, 'notes');
     const lastId = async (): Promise<number> => (await eventsAfter(0)).at(-1)?.id ?? 0;
 
     beforeAll(async () => {
