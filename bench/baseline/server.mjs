@@ -54,8 +54,12 @@ async function openSqlite(file) {
     after: db.prepare(`select ${columns} from posts where id > ? order by id asc limit ?`),
     byStatus: db.prepare('select status, count(*) as n, avg(cast(views as real)) as avgViews, max(views) as maxViews from posts group by status order by status is null, status'),
   };
-  let insert = (now, p) => statements.insert.get(now, now, p.title, p.body, p.views, p.status, p.authorId);
-  let update = (id, now, p) => statements.update.get(now, p.title, p.views, id);
+  // `.all()`, not `.get()`: a write statement that is reset before it has run to its end (as
+  // `.get()` does once it has the returned row) commits without calling SQLite's WAL hook, so
+  // the automatic checkpoint never runs and the log grows without bound (32 MB in a 2-second
+  // run); a server must keep its log checkpointed, as Corral does.
+  let insert = (now, p) => statements.insert.all(now, now, p.title, p.body, p.views, p.status, p.authorId)[0];
+  let update = (id, now, p) => statements.update.all(now, p.title, p.views, id)[0];
   if (events) {
     // `integer primary key`: the rowid, one b-tree per event, as Corral's outbox on SQLite.
     db.exec(`create table if not exists ${EVENTS_TABLE} (id integer primary key, collection text not null, action text not null, key text not null, data text not null, at integer not null)`);
