@@ -133,7 +133,8 @@ async function makeDialect(
       const direct: DirectReader = (text, params, one) => {
         if (database.inTransaction) return undefined;
         const statement = cached.prepare(text) as unknown as DirectStatement;
-        if (one !== true) return statement.all(...params);
+        // A write is always stepped to its end: see DirectReader.
+        if (one !== true || !statement.readonly) return statement.all(...params);
         const row = statement.get(...params);
         return row === undefined ? [] : [row];
       };

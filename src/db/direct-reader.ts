@@ -3,14 +3,17 @@
  * async queue, when that is safe: a read, or a single autocommit write (atomic by itself).
  * Returns undefined when it is not (a transaction is open on the connection: a read would see
  * its uncommitted rows, a write would join it), and the caller goes the usual way.
- * `one`: the statement yields at most one row (a single-key `UPDATE … RETURNING`, a one-row
- * `INSERT … RETURNING`); it is then stepped once and reset, which better-sqlite3 does in about
- * half the time of stepping a write to its end (measured: update by key 52 → 20 µs).
+ * `one`: the statement yields at most one row; a read is then stepped once and reset. A write
+ * is always stepped to its end: an autocommit write reset before its end commits without
+ * SQLite's WAL hook, so the automatic checkpoint never runs and the log grows without bound
+ * (the "52 → 20 µs" once measured for an update stepped once was that checkpoint, skipped).
  */
 export type DirectReader = (sql: string, params: readonly unknown[], one?: boolean) => Record<string, unknown>[] | undefined;
 
 /** The better-sqlite3 statement calls the direct paths use. */
 export interface DirectStatement {
+  /** The statement changes nothing (better-sqlite3: `sqlite3_stmt_readonly`). */
+  readonly readonly: boolean;
   all(...values: unknown[]): Record<string, unknown>[];
   get(...values: unknown[]): Record<string, unknown> | undefined;
   run(...values: unknown[]): { changes: number | bigint };
