@@ -101,9 +101,13 @@ export const MAX_BODY_DEPTH = 64;
 /** Charset names that mean UTF-8 in a Content-Type (the only one Corral reads). */
 const UTF8_NAMES: ReadonlySet<string> = new Set(['utf-8', 'utf8']);
 
+const CHARSET_PARAMETER = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
+
 /** The charset parameter of a Content-Type, lower case, or undefined when there is none. */
 function bodyCharset(contentType: string | undefined): string | undefined {
-  const match = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(contentType ?? '');
+  // Parameters follow a ';': a plain `application/json` has none (the usual case, no regex run).
+  if (contentType === undefined || !contentType.includes(';')) return undefined;
+  const match = CHARSET_PARAMETER.exec(contentType);
   return match === null ? undefined : match[1]!.toLowerCase();
 }
 

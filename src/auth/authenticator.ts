@@ -34,6 +34,26 @@ const VERIFIED_TOKEN_MS = 60_000;
 const MAX_VERIFIED_TOKENS = 10_000;
 
 type User = Principal['user'];
+/** A user's row as cached, with when it was read. */
+type UserEntry = { readonly user: User; readonly at: number };
+/** The role definitions as last read (a new read makes a new entry). */
+type RolesEntry = { readonly defs: Promise<Map<string, RoleDef>>; readonly at: number };
+
+/**
+ * The principal last built for an `Authorization` header and X-Role, with what it was built
+ * from: reused only while that token is still within its verified time and not revoked, and
+ * the user's cached row is the very entry it was built from and still fresh, so the answer is
+ * the one `#authenticate` would give (an API key's principal is never kept: its row is read
+ * on every request).
+ */
+interface KnownPrincipal {
+  readonly role: string | undefined;
+  readonly principal: Principal;
+  readonly sub: string;
+  readonly user: UserEntry;
+  readonly until: number;
+}
+const MAX_KNOWN_PRINCIPALS = 10_000;
 
 /** A password hash to compare against when the account does not exist (same cost either way). */
 const DUMMY_HASH = hashPassword('not a real password');
@@ -49,10 +69,14 @@ export class Authenticator {
   #revokedSeenAt = 0;
   #lastPrune = 0;
   #timer: NodeJS.Timeout | undefined;
-  readonly #users = new Map<string, { user: User; at: number }>();
+  readonly #users = new Map<string, UserEntry>();
+  /** The last principal of each `Authorization` header (see KnownPrincipal; bounded, oldest dropped first). */
+  readonly #principals = new Map<string, KnownPrincipal>();
+  /** A principal's Access, valid while the role definitions it was built from are the current, fresh ones. */
+  #accesses = new WeakMap<Principal, { access: Access; roles: RolesEntry }>();
   /** Claims of verified tokens by token text, until `until` (bounded; oldest dropped first). */
   readonly #verified = new Map<string, { payload: JWTPayload; until: number }>();
-  #roles: { defs: Promise<Map<string, RoleDef>>; at: number } | undefined;
+  #roles: RolesEntry | undefined;
   /** Bound scopes of the roles as last read; a new read of the roles starts a new cache. */
   #scopes = new Map<string, Scopes>();
   #onRevoked: ((jti: string, expiresAt: number) => void) | undefined;
@@ -82,11 +106,26 @@ export class Authenticator {
   /** Forget cached users (after a write to users or roles on this node). */
   forgetUsers(): void {
     this.#users.clear();
+    this.#principals.clear();
     this.#roles = undefined;
+    this.#accesses = new WeakMap();
   }
 
-  /** What the principal's roles allow (role definitions are cached like users). */
-  async access(principal: Principal): Promise<Access> {
+  /**
+   * What the principal's roles allow (role definitions are cached like users). The same
+   * principal (see `authenticate`) gets the same Access while the definitions it was built
+   * from are still the current ones and fresh.
+   */
+  access(principal: Principal): Access | Promise<Access> {
+    const roles = this.#roles;
+    if (roles !== undefined && Date.now() - roles.at < USER_CACHE_MS) {
+      const known = this.#accesses.get(principal);
+      if (known !== undefined && known.roles === roles) return known.access;
+    }
+    return this.#access(principal);
+  }
+
+  async #access(principal: Principal): Promise<Access> {
     const now = Date.now();
     if (this.#roles === undefined || now - this.#roles.at >= USER_CACHE_MS) {
       const defs = this.#readRoles();
@@ -94,8 +133,11 @@ export class Authenticator {
       this.#scopes = new Map();
       defs.catch(() => (this.#roles = undefined));
     }
-    const defs = await this.#roles.defs;
-    return new Access(principal, principal.roles.flatMap((name) => defs.get(name) ?? []), [...defs.keys()], this.#scopes);
+    const roles = this.#roles;
+    const defs = await roles.defs;
+    const access = new Access(principal, principal.roles.flatMap((name) => defs.get(name) ?? []), [...defs.keys()], this.#scopes);
+    if (this.#roles === roles) this.#accesses.set(principal, { access, roles });
+    return access;
   }
 
   async #readRoles(): Promise<Map<string, RoleDef>> {
@@ -190,9 +232,21 @@ export class Authenticator {
   /**
    * The principal of an `Authorization` header: 401 AUTH_REQUIRED without one, 401
    * AUTH_INVALID_TOKEN for a bad, expired or revoked one, 403 FORBIDDEN for an X-Role the user
-   * does not hold.
+   * does not hold. A header and X-Role seen before get the same principal object while
+   * nothing it was built from changed (KnownPrincipal): the revocation is checked every time.
    */
-  async authenticate(authorization: string | undefined, requestedRole: string | undefined): Promise<Principal> {
+  authenticate(authorization: string | undefined, requestedRole: string | undefined): Promise<Principal> {
+    const known = authorization === undefined ? undefined : this.#principals.get(authorization);
+    if (known !== undefined && known.role === requestedRole) {
+      const now = Date.now();
+      if (now < known.until && !this.#revoked.has(known.principal.tokenId) && this.#users.get(known.sub) === known.user && now - known.user.at < USER_CACHE_MS) {
+        return Promise.resolve(known.principal);
+      }
+    }
+    return this.#authenticate(authorization, requestedRole);
+  }
+
+  async #authenticate(authorization: string | undefined, requestedRole: string | undefined): Promise<Principal> {
     if (authorization === undefined || authorization === '') throw new ApiError('AUTH_REQUIRED');
     const token = BEARER.exec(authorization)?.[1];
     if (token === undefined) throw new ApiError('AUTH_INVALID_TOKEN', 'the Authorization header must be "Bearer <token>"');
@@ -218,7 +272,14 @@ export class Authenticator {
       if (!held.includes(requestedRole)) throw new ApiError('FORBIDDEN', `you do not have the role ${requestedRole}`);
       roles = [requestedRole];
     }
-    return { user, roles, tokenId: jti, expiresAt: exp * 1000, ...(apiKeyId === undefined ? {} : { apiKeyId }) };
+    const principal: Principal = { user, roles, tokenId: jti, expiresAt: exp * 1000, ...(apiKeyId === undefined ? {} : { apiKeyId }) };
+    const entry = this.#users.get(sub);
+    const verified = this.#verified.get(token);
+    if (apiKeyId === undefined && entry?.user === user && verified !== undefined) {
+      if (this.#principals.size >= MAX_KNOWN_PRINCIPALS) this.#principals.delete(this.#principals.keys().next().value!);
+      this.#principals.set(authorization, { role: requestedRole, principal, sub, user: entry, until: verified.until });
+    }
+    return principal;
   }
 
   /** The claims of a well-signed, unexpired token (cached by token text for a short while). */

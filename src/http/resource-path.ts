@@ -32,6 +32,8 @@ function nameAndAction(segment: string): { name: string; action?: string } | und
 /** A raw ':' in a key position is a mistyped action, not a key: keys holding ':' are sent as %3A. */
 function decodeKey(segment: string): string {
   if (segment === '' || segment.includes(':')) throw new ApiError('ROUTE_NOT_FOUND');
+  // Nothing to decode without a '%' (decodeURIComponent would return the same text).
+  if (!segment.includes('%')) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {

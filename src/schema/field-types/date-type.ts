@@ -37,6 +37,20 @@ export const toMysqlDateTime = (date: Date): string => date.toISOString().slice(
 
 const CANONICAL_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
+/** The last instant formatted: a write stamps `createdAt` and `updatedAt` with the same one. */
+let lastTime = Number.NaN;
+let lastText = '';
+
+/** `date.toISOString()`, formatted once for consecutive calls with the same instant (an invalid date still throws). */
+function isoText(date: Date): string {
+  const time = date.getTime();
+  if (time !== lastTime) {
+    lastText = date.toISOString();
+    lastTime = time;
+  }
+  return lastText;
+}
+
 export const dateType: FieldType = {
   name: 'date',
   columnType: (_def, dialect) =>
@@ -47,7 +61,7 @@ export const dateType: FieldType = {
     if (date.getUTCFullYear() < 1000 || date.getUTCFullYear() > 9999) return fail('must be between years 1000 and 9999');
     return ok(date);
   },
-  toDb: (value, dialect) => (dialect === 'mysql' ? toMysqlDateTime(value as Date) : (value as Date).toISOString()),
+  toDb: (value, dialect) => (dialect === 'mysql' ? toMysqlDateTime(value as Date) : isoText(value as Date)),
   fromDb: (raw, dialect) => {
     if (raw instanceof Date) return raw.toISOString();
     // SQLite holds the text Corral wrote, already in the wire form.
