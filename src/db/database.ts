@@ -3,6 +3,7 @@ import { DEFAULT_CONFIG, type DatabaseConfig } from '../config/config.js';
 import type { Dialect } from '../schema/types.js';
 import { instantParser, TIMESTAMPTZ_OID } from './postgres-instant.js';
 import { registerDirectConnection, registerDirectReader, type DirectConnection, type DirectReader, type DirectStatement } from './direct-reader.js';
+import { registerPoolRunner, type PoolRunner } from './pool-runner.js';
 import { withStatementTimeout } from './mysql-timeout-pool.js';
 import { postgresSchema, searchPathOption } from './postgres-schema.js';
 import { StatementNames } from './statement-names.js';
@@ -73,7 +74,7 @@ export async function openDatabase(
   log: DatabaseLog = CONSOLE_LOG,
 ): Promise<Database> {
   const statementNames = new StatementNames();
-  const { dialect, kyselyDialect, mysqlCollation, direct, connection } = await makeDialect(config, timeouts, log, statementNames);
+  const { dialect, kyselyDialect, mysqlCollation, direct, connection, runner } = await makeDialect(config, timeouts, log, statementNames);
   let statements = 0;
   const db = new Kysely<DynamicDb>({
     dialect: kyselyDialect,
@@ -83,6 +84,12 @@ export async function openDatabase(
   });
   if (direct !== undefined) registerDirectReader(db, direct);
   if (connection !== undefined) registerDirectConnection(db, connection);
+  if (runner !== undefined) {
+    registerPoolRunner(db, (text, params) => {
+      statements++;
+      return runner(text, params);
+    });
+  }
   return {
     db,
     dialect,
@@ -101,7 +108,7 @@ async function makeDialect(
   timeouts: DatabaseTimeouts,
   log: DatabaseLog,
   statementNames: StatementNames,
-): Promise<{ dialect: Dialect; kyselyDialect: KyselyDialect; mysqlCollation?: string; direct?: DirectReader; connection?: DirectConnection }> {
+): Promise<{ dialect: Dialect; kyselyDialect: KyselyDialect; mysqlCollation?: string; direct?: DirectReader; connection?: DirectConnection; runner?: PoolRunner }> {
   switch (config.dialect) {
     case 'sqlite': {
       const { default: SqliteDatabase } = await import('better-sqlite3');
@@ -181,7 +188,8 @@ async function makeDialect(
       pool.on('connect', (client) => {
         void client.query('set plan_cache_mode = force_custom_plan').catch((error: unknown) => log.error({ err: error }, 'setting plan_cache_mode failed'));
       });
-      return { dialect: 'postgres', kyselyDialect: new PostgresDialect({ pool: namingPool(pool, statementNames, pg.DatabaseError, log), cursor: Cursor }) };
+      const naming = namingPool(pool, statementNames, pg.DatabaseError, pg.Query, log);
+      return { dialect: 'postgres', kyselyDialect: new PostgresDialect({ pool: naming.pool, cursor: Cursor }), runner: naming.run };
     }
     case 'mysql': {
       const mysql = await import('mysql2');
@@ -234,8 +242,17 @@ type PgClient = import('pg').PoolClient;
  * of a frozen server, a broken socket, a protocol error) goes back to the pool as broken, so
  * the pool closes it instead of handing a connection that is mid-protocol to the next
  * statement.
+ *
+ * `run` runs one autocommitted statement on a client of its own, past Kysely (pool-runner.ts),
+ * with the same naming and the same release rules.
  */
-function namingPool(pool: PgPool, statementNames: StatementNames, ServerError: new (...args: never[]) => Error, log: DatabaseLog): PostgresPool {
+function namingPool(
+  pool: PgPool,
+  statementNames: StatementNames,
+  ServerError: new (...args: never[]) => Error,
+  Query: typeof import('pg').Query,
+  log: DatabaseLog,
+): { pool: PostgresPool; run: PoolRunner } {
   const wrappers = new WeakMap<PgClient, PostgresPoolClient>();
   const broken = new WeakMap<PgClient, Error>();
   const wrap = (client: PgClient): PostgresPoolClient => {
@@ -273,9 +290,39 @@ function namingPool(pool: PgPool, statementNames: StatementNames, ServerError: n
       log.error({ err: error }, 'a PostgreSQL connection failed; it is closed, not reused');
     });
   });
+  const run: PoolRunner = (text, params) =>
+    new Promise((resolve, reject) => {
+      pool.connect((connectError, client) => {
+        if (connectError !== undefined && connectError !== null) {
+          reject(connectError);
+          return;
+        }
+        if (client === undefined) {
+          reject(new Error('the PostgreSQL pool handed out no client'));
+          return;
+        }
+        // A Query built from the text (not a config object, which pg copies property by
+        // property for every statement: measured 30 -> 26 µs of CPU per pooled statement)
+        // with its prepared statement's name, the config field pg reads when it sends it.
+        const query = new Query(text, params as unknown[], (error: Error | undefined, result: { rows: Record<string, unknown>[] }) => {
+          if (error !== undefined && error !== null && !(error instanceof ServerError)) broken.set(client, error);
+          const failure = broken.get(client);
+          broken.delete(client);
+          client.release(failure);
+          if (error !== undefined && error !== null) reject(error);
+          else resolve(result.rows);
+        });
+        const name = statementNames.nameOf(text);
+        if (name !== undefined) (query as unknown as { name?: string }).name = name;
+        client.query(query);
+      });
+    });
   return {
-    connect: async () => wrap(await pool.connect()),
-    end: () => pool.end(),
+    pool: {
+      connect: async () => wrap(await pool.connect()),
+      end: () => pool.end(),
+    },
+    run,
   };
 }
 

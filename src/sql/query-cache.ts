@@ -1,5 +1,6 @@
 import { CompiledQuery } from 'kysely';
 import { directReaderOf } from '../db/direct-reader.js';
+import { poolRunnerOf } from '../db/pool-runner.js';
 import type { StatementNames } from '../db/statement-names.js';
 import type { Dialect } from '../schema/types.js';
 import type { Executor } from './select-rows.js';
@@ -39,6 +40,9 @@ export class ShapeCache {
     if (text.cached) {
       const rows = directReaderOf(db)?.(text.sql, text.params, one);
       if (rows !== undefined) return rows as R[];
+      // PostgreSQL, outside a transaction: one autocommitted statement on a pooled client.
+      const runner = poolRunnerOf(db);
+      if (runner !== undefined) return (await runner(text.sql, text.params)) as R[];
     }
     return (await db.executeQuery<R>({ ...(text.query ?? CompiledQuery.raw(text.sql)), parameters: text.params })).rows;
   }
