@@ -163,7 +163,12 @@ async function makeDialect(
         connectionString: config.url,
         max: config.poolSize,
         // Corral's schema first, then pg_catalog: see postgres-schema.ts.
-        options: searchPathOption(postgresSchema(config.url)),
+        // plan_cache_mode: keep the parse-once saving but plan each run with its real values: a
+        // generic plan for `fk = $1 … order by id limit $2` may walk the primary key and filter
+        // (measured 10x slower on the bench's association list). A startup option, not a `set`
+        // on 'connect': that query would still be running when the first statement is sent
+        // (pg queues it, a pattern it deprecates).
+        options: `${searchPathOption(postgresSchema(config.url))} -c plan_cache_mode=force_custom_plan`,
         connectionTimeoutMillis: timeouts.connectMs,
         statement_timeout: timeouts.statementMs,
         query_timeout: timeouts.statementMs + CLIENT_TIMEOUT_GRACE_MS,
@@ -182,12 +187,6 @@ async function makeDialect(
       });
       // An idle client losing its connection must not crash the process; the pool replaces it.
       pool.on('error', (error) => log.error({ err: error }, 'an idle PostgreSQL connection failed'));
-      // Keep the parse-once saving but plan each run with its real values: a generic plan
-      // for `fk = $1 … order by id limit $2` may walk the primary key and filter (measured
-      // 10x slower on the bench's association list).
-      pool.on('connect', (client) => {
-        void client.query('set plan_cache_mode = force_custom_plan').catch((error: unknown) => log.error({ err: error }, 'setting plan_cache_mode failed'));
-      });
       const naming = namingPool(pool, statementNames, pg.DatabaseError, pg.Query, log);
       return { dialect: 'postgres', kyselyDialect: new PostgresDialect({ pool: naming.pool, cursor: Cursor }), runner: naming.run };
     }
