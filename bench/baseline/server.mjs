@@ -260,6 +260,12 @@ app.get('/api/posts::list', async (request, reply) => {
       const rows = await store.includesPage(pattern, paged.pageSize, paged.offset);
       return listReply(rows, paged, () => store.includesCount(pattern));
     }
+    // Root asking for the owner's posts (list-owner): the same WHERE as the owner's role.
+    if (typeof parsed?.ownerId === 'number' && Object.keys(parsed).length === 1) {
+      if (sort !== '-id') return badRequest(reply, 'unsupported sort');
+      const rows = await store.ownerPage(parsed.ownerId, paged.pageSize, paged.offset);
+      return listReply(rows, paged, () => store.ownerCount(parsed.ownerId));
+    }
     const views = parsed?.views?.$gt;
     const status = parsed?.status;
     if (typeof views !== 'number' || typeof status !== 'string') return badRequest(reply, 'unsupported filter');

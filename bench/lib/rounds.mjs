@@ -38,3 +38,47 @@ export function writeWindow(requests) {
   const windowRequests = Math.max(1, Math.round(requests));
   return { settleRequests: Math.max(1, Math.round(windowRequests / 4)), windowRequests };
 }
+
+/**
+ * A distribution-free confidence interval of the median of `values` (null and undefined left
+ * out): [x(k), x(n+1-k)] of the sorted values, with k the largest rank such that the chance of
+ * fewer than k values below the true median, P(Binomial(n, ½) < k), is at most (1 − level) / 2.
+ * It assumes nothing of the rounds' distribution (a disturbed round is one more value, not a
+ * weight), which is why the bench reports the median. Returns [low, high], or null with fewer
+ * than 6 values (the 95% interval needs n ≥ 6: with 5, x(1)–x(5) is only 94%).
+ */
+export function medianInterval(values, level = 0.95) {
+  const sorted = values.filter((v) => v !== null && v !== undefined && !Number.isNaN(v)).sort((a, b) => a - b);
+  const n = sorted.length;
+  const tail = (1 - level) / 2;
+  // cumulative[j] = P(Binomial(n, ½) ≤ j)
+  let k = 0;
+  let cumulative = 0;
+  let term = 0.5 ** n; // P(B = 0)
+  for (let j = 0; j < n; j++) {
+    cumulative += term;
+    if (cumulative > tail) break;
+    k = j + 1; // P(B ≤ j) ≤ tail, so P(B < j + 1) ≤ tail: rank j + 1 qualifies
+    term = (term * (n - j)) / (j + 1);
+  }
+  if (k < 1) return null;
+  return [sorted[k - 1], sorted[n - k]];
+}
+
+/** Half the width of `medianInterval`, or Infinity when there are too few values for one. */
+export function medianHalfWidth(values, level = 0.95) {
+  const interval = medianInterval(values, level);
+  return interval === null ? Infinity : (interval[1] - interval[0]) / 2;
+}
+
+/**
+ * Rounds of one scenario, after `rounds` of them gave the CPU ratios `ratios`: at least `min`,
+ * then `step` more at a time while the median's 95% interval is wider than ±`halfWidth`, never
+ * past `max`. `step` is the number of server pairs the rounds rotate through, so every pair
+ * serves as many rounds. Whether another batch of rounds is due (checked after whole batches).
+ */
+export function wantsMoreRounds(rounds, ratios, { min, max, step, halfWidth }) {
+  if (rounds < min) return true;
+  if (rounds + step > max) return false;
+  return medianHalfWidth(ratios) > halfWidth;
+}

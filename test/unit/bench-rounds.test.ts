@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 // @ts-expect-error plain ESM JavaScript of the bench, no types
-import { median, roundOrder, spread, writeWindow } from '../../bench/lib/rounds.mjs';
+import { median, medianHalfWidth, medianInterval, roundOrder, spread, wantsMoreRounds, writeWindow } from '../../bench/lib/rounds.mjs';
 
 describe('bench/lib/rounds.mjs', () => {
   it('takes the median and range of the numbers, leaving out what was not measured', () => {
@@ -34,6 +34,34 @@ describe('bench/lib/rounds.mjs', () => {
     const rounds = Array.from({ length: 14 }, (_, i) => roundOrder(i + 1, 3) as number[]);
     const position = (server: number) => rounds.reduce((sum, order) => sum + order.indexOf(server), 0) / rounds.length;
     expect(new Set([0, 1, 2].map(position)).size).toBe(1);
+  });
+
+  it('gives the distribution-free 95% interval of the median by order statistics (none under 6 values)', () => {
+    const ranks = (n: number) => medianInterval(Array.from({ length: n }, (_, i) => n - i)) as number[] | null;
+    // The usual table: n = 6 → x(1)–x(6), 11 → x(2)–x(10), 12 → x(3)–x(10), 20 → x(6)–x(15), 30 → x(10)–x(21).
+    expect(ranks(5)).toBeNull();
+    expect(ranks(6)).toEqual([1, 6]);
+    expect(ranks(11)).toEqual([2, 10]);
+    expect(ranks(12)).toEqual([3, 10]);
+    expect(ranks(20)).toEqual([6, 15]);
+    expect(ranks(30)).toEqual([10, 21]);
+    expect(medianInterval([1, null, 2, 3, undefined, 4, 5, 6])).toEqual([1, 6]);
+    expect(medianHalfWidth([1, 2])).toBe(Infinity);
+    // One wild round moves neither end of a 12-round interval.
+    expect(medianHalfWidth([1, 1.01, 1.02, 1, 0.99, 1, 1.01, 0.98, 1, 1.02, 0.99, 9])).toBeCloseTo(0.015, 10);
+  });
+
+  it('adds rounds, a batch per pair, while the interval is wider than asked, never past the most', () => {
+    const limits = { min: 12, max: 30, step: 2, halfWidth: 0.02 };
+    const steady = Array.from({ length: 12 }, (_, i) => 1 + (i % 3) * 0.01);
+    const noisy = Array.from({ length: 12 }, (_, i) => 1 + (i % 4) * 0.1);
+    expect(wantsMoreRounds(10, steady.slice(0, 10), limits)).toBe(true);
+    expect(wantsMoreRounds(12, steady, limits)).toBe(false);
+    expect(wantsMoreRounds(12, noisy, limits)).toBe(true);
+    expect(wantsMoreRounds(28, [...noisy, ...noisy, ...noisy.slice(0, 4)], limits)).toBe(true);
+    expect(wantsMoreRounds(30, [...noisy, ...noisy, ...noisy.slice(0, 6)], limits)).toBe(false);
+    // Without any ratio (no /proc) the rounds stop at the least.
+    expect(wantsMoreRounds(12, [], { ...limits, max: 12 })).toBe(false);
   });
 
   it('sizes a write window in responses, the same for every server, after a quarter as many', () => {
