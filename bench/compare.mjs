@@ -2,6 +2,7 @@
 // Compares two bench results (`npm run bench -- --json=a.json`, then `--json=b.json`):
 //
 //   node bench/compare.mjs a.json b.json [--tolerance=0.05] [--field=cpuRatio]
+//   node bench/compare.mjs a-sqlite.json,a-postgres.json b-sqlite.json,b-postgres.json
 //
 // For every scenario and database in both runs (and the scale rows), prints the CPU ratio of
 // each run with its range, the difference b − a, and flags a difference beyond the tolerance.
@@ -12,21 +13,37 @@
 // ratio columns show it instead of the range, and a row whose interval is wider than ±half the
 // tolerance in either run is marked `uncertain`: that run could not pin its median down that
 // far, so a difference there says as much about the machine as about the code.
+// Runs of `--instructions` are compared on their instruction ratio (`instructionRatio`) unless
+// --field says otherwise. A side may be several files, comma-separated (say one run per
+// database, run at once: instruction counts do not depend on the machine's load); their rows
+// are taken together.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 const { values: opts, positionals } = parseArgs({
   allowPositionals: true,
-  options: { tolerance: { type: 'string', default: '0.05' }, field: { type: 'string', default: 'cpuRatio' } },
+  options: { tolerance: { type: 'string', default: '0.05' }, field: { type: 'string' } },
 });
 if (positionals.length !== 2) {
-  process.stderr.write('usage: node bench/compare.mjs a.json b.json [--tolerance=0.05] [--field=cpuRatio|rateRatio|cpuRatioWholeRun|cpuRatioEvents]\n');
+  process.stderr.write('usage: node bench/compare.mjs a.json[,a2.json] b.json[,b2.json] [--tolerance=0.05] [--field=cpuRatio|rateRatio|cpuRatioWholeRun|cpuRatioEvents|instructionRatio|instructionRatioAll|instructionRatioEvents]\n');
   process.exit(2);
 }
 const tolerance = Number(opts.tolerance);
-const field = opts.field;
-const spreadField = { cpuRatio: 'cpuSpread', rateRatio: 'rateSpread', cpuRatioWholeRun: 'cpuSpreadWholeRun', cpuRatioEvents: 'cpuSpreadEvents' }[field];
-const [a, b] = positionals.map((file) => JSON.parse(readFileSync(file, 'utf8')));
+/** One side: a report, or several (comma-separated files) with their rows taken together. */
+const readSide = (files) => {
+  const reports = files.split(',').filter(Boolean).map((file) => JSON.parse(readFileSync(file, 'utf8')));
+  return { ...reports[0], rows: reports.flatMap((r) => r.rows), scaleRows: reports.flatMap((r) => r.scaleRows ?? []) };
+};
+const [a, b] = positionals.map(readSide);
+const field = opts.field ?? (a.rows.some((row) => row.metric === 'instructions') ? 'instructionRatio' : 'cpuRatio');
+const spreadField = {
+  cpuRatio: 'cpuSpread',
+  rateRatio: 'rateSpread',
+  cpuRatioWholeRun: 'cpuSpreadWholeRun',
+  cpuRatioEvents: 'cpuSpreadEvents',
+  instructionRatio: 'instructionSpread',
+  instructionRatioEvents: 'instructionSpreadEvents',
+}[field];
 
 const key = (row) => `${row.scenario}|${row.database}|${row.posts ?? ''}`;
 const rowsOf = (report) => [...report.rows, ...(report.scaleRows ?? [])];
@@ -56,7 +73,7 @@ for (const row of rowsOf(a)) {
   if (off) disagree++;
   if (unsure) uncertain++;
   const name = row.posts === undefined || row.posts === null ? row.scenario : `${row.scenario} (${row.posts} posts)`;
-  const shown = (r) => range(withIntervals ? (intervalOf(r) ?? null) : r[spreadField]);
+  const shown = (r) => range(withIntervals ? (intervalOf(r) ?? null) : (r[spreadField] ?? null));
   const flags = [off ? `> ±${tolerance}` : '', unsure ? 'uncertain' : ''].filter(Boolean).join(', ');
   body.push([name, row.database, fixed(x), shown(row), fixed(y), shown(other), diff === null ? '-' : `${diff >= 0 ? '+' : ''}${diff.toFixed(2)}`, flags]);
 }

@@ -32,13 +32,14 @@ export function freePort() {
 }
 
 /**
- * Starts `node [nodeArgs] script args` with env (under `taskset` on SERVER_CPU when `pin`); any exit before `stop()` is an error that
+ * Starts `[prefix] node [nodeArgs] script args` with env (under `taskset` on SERVER_CPU when `pin`); any exit before `stop()` is an error that
  * fails the run (reported through `exited`). stdout/stderr are kept for the error message.
  */
-export function startProcess({ name, nodeArgs = [], script, args = [], env, cwd, pin = false }) {
+export function startProcess({ name, nodeArgs = [], script, args = [], env, cwd, pin = false, prefix = [] }) {
   const startedAt = performance.now();
-  // pin: the server on CPU 0 (taskset execs node, so the pid stays the server's).
-  const command = pin ? ['taskset', '-c', String(SERVER_CPU), process.execPath] : [process.execPath];
+  // pin: the server on CPU 0 (taskset execs node, so the pid stays the server's); `prefix`: a
+  // command that runs node in the same process (valgrind, see callgrind.mjs).
+  const command = [...(pin ? ['taskset', '-c', String(SERVER_CPU)] : []), ...prefix, process.execPath];
   const child = spawn(command[0], [...command.slice(1), ...nodeArgs, script, ...args], {
     cwd,
     env: { ...process.env, ...env },

@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 // @ts-expect-error plain ESM JavaScript of the bench, no types
-import { median, medianHalfWidth, medianInterval, roundOrder, spread, wantsMoreRounds, writeWindow } from '../../bench/lib/rounds.mjs';
+import { instructionFigures, median, medianHalfWidth, medianInterval, roundOrder, spread, wantsMoreRounds, writeWindow } from '../../bench/lib/rounds.mjs';
+// @ts-expect-error plain ESM JavaScript of the bench, no types
+import { parseTotals } from '../../bench/lib/callgrind.mjs';
 
 describe('bench/lib/rounds.mjs', () => {
   it('takes the median and range of the numbers, leaving out what was not measured', () => {
@@ -67,6 +69,31 @@ describe('bench/lib/rounds.mjs', () => {
   it('sizes a write window in responses, the same for every server, after a quarter as many', () => {
     expect(writeWindow(2000)).toEqual({ settleRequests: 500, windowRequests: 2000 });
     expect(writeWindow(1)).toEqual({ settleRequests: 1, windowRequests: 1 });
+  });
+
+  it('takes each server\'s cheapest counted round for the instruction ratio, and every instruction for the context', () => {
+    const round = (a: number, b: number, c?: number) => ({
+      a: { instructions: a, requests: 100 },
+      b: { instructions: b, requests: 100 },
+      ...(c === undefined ? {} : { c: { instructions: c, requests: 100 } }),
+    });
+    // A compilation in Corral's second window and a collection in the baseline's third add to those rounds only.
+    const runs = [round(220_000, 200_000, 210_000), round(560_000, 201_000, 212_000), round(221_000, 480_000, 211_000)];
+    expect(instructionFigures(runs)).toEqual({
+      instructionsPerRequest: [220_000, 200_000],
+      instructionRatio: 1.1,
+      instructionSpread: [0.46, 2.79],
+      instructionsPerRequestAll: [333_667, 293_667],
+      instructionRatioAll: 1.14,
+    });
+    expect(instructionFigures(runs, 'c', 'Events')).toMatchObject({ instructionsPerRequestEvents: [220_000, 210_000], instructionRatioEvents: 1.05 });
+    // Rounds of CPU seconds only (no valgrind, no perf): no instruction figures at all.
+    expect(instructionFigures([{ a: { instructions: null, requests: 1 }, b: { instructions: null, requests: 1 } }])).toEqual({});
+  });
+
+  it('reads the count of a callgrind dump', () => {
+    expect(parseTotals('version: 1\ncmd: node x\nevents: Ir\nfn=(1) main\n0 5\nsummary: 26603783\ntotals: 26603783\n')).toBe(26603783);
+    expect(parseTotals('events: Ir\n')).toBeNull();
   });
 });
 
