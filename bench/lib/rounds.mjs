@@ -109,3 +109,20 @@ export function instructionFigures(runs, other = 'b', suffix = '') {
   };
   return Object.fromEntries(Object.entries(figures).map(([name, value]) => [`${name}${suffix}`, value]));
 }
+
+/**
+ * --instructions: whether another round is due after `rounds` rounds, `counts` holding each
+ * server's instructions per request of every round. A server's figure is its cheapest round
+ * (instructionFigures), and it is trusted once a second round comes within `agreement` of it
+ * (0.02: 2%): a process that went on compiling through the first rounds of a scenario (SQLite
+ * `get` in one run: 0.33 to 0.79 million instructions a request over all 6 rounds, 0.27 million
+ * warm) shows it by rounds that disagree, and gets more of them. At least `min`, at most `max`.
+ */
+export function wantsMoreInstructionRounds(rounds, counts, { min, max, agreement }) {
+  if (rounds < min) return true;
+  if (rounds >= max) return false;
+  return counts.some((values) => {
+    const [least, next] = values.filter((v) => typeof v === 'number' && Number.isFinite(v)).sort((x, y) => x - y);
+    return next === undefined ? least !== undefined : next > least * (1 + agreement);
+  });
+}

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 // @ts-expect-error plain ESM JavaScript of the bench, no types
-import { instructionFigures, median, medianHalfWidth, medianInterval, roundOrder, spread, wantsMoreRounds, writeWindow } from '../../bench/lib/rounds.mjs';
+import { instructionFigures, median, medianHalfWidth, medianInterval, roundOrder, spread, wantsMoreInstructionRounds, wantsMoreRounds, writeWindow } from '../../bench/lib/rounds.mjs';
 // @ts-expect-error plain ESM JavaScript of the bench, no types
 import { parseTotals } from '../../bench/lib/callgrind.mjs';
 
@@ -89,6 +89,22 @@ describe('bench/lib/rounds.mjs', () => {
     expect(instructionFigures(runs, 'c', 'Events')).toMatchObject({ instructionsPerRequestEvents: [220_000, 210_000], instructionRatioEvents: 1.05 });
     // Rounds of CPU seconds only (no valgrind, no perf): no instruction figures at all.
     expect(instructionFigures([{ a: { instructions: null, requests: 1 }, b: { instructions: null, requests: 1 } }])).toEqual({});
+  });
+
+  it('adds instruction rounds until each server\'s cheapest round has a second within 2% of it', () => {
+    const limits = { min: 6, max: 12, agreement: 0.02 };
+    const warm = [271, 283, 284, 283, 284, 286].map((k) => k * 1000);
+    const settled = [283, 284, 283, 284, 286, 285].map((k) => k * 1000);
+    const baseline = [251, 250, 249, 250, 249, 250].map((k) => k * 1000);
+    const compiling = [326, 586, 750, 621, 790, 553].map((k) => k * 1000);
+    expect(wantsMoreInstructionRounds(5, [settled.slice(0, 5), baseline.slice(0, 5)], limits)).toBe(true);
+    expect(wantsMoreInstructionRounds(6, [settled, baseline], limits)).toBe(false);
+    // One lucky window is not yet a figure, nor is a process still compiling.
+    expect(wantsMoreInstructionRounds(6, [warm, baseline], limits)).toBe(true);
+    expect(wantsMoreInstructionRounds(6, [compiling, baseline], limits)).toBe(true);
+    expect(wantsMoreInstructionRounds(12, [[...compiling, ...compiling], [...baseline, ...baseline]], limits)).toBe(false);
+    // No counts (no valgrind): nothing to wait for.
+    expect(wantsMoreInstructionRounds(6, [[null], [null]], limits)).toBe(false);
   });
 
   it('reads the count of a callgrind dump', () => {
