@@ -25,7 +25,7 @@ const { values: opts, positionals } = parseArgs({
   options: { tolerance: { type: 'string', default: '0.05' }, field: { type: 'string' } },
 });
 if (positionals.length !== 2) {
-  process.stderr.write('usage: node bench/compare.mjs a.json[,a2.json] b.json[,b2.json] [--tolerance=0.05] [--field=cpuRatio|rateRatio|cpuRatioWholeRun|cpuRatioEvents|instructionRatio|instructionRatioAll|instructionRatioEvents]\n');
+  process.stderr.write('usage: node bench/compare.mjs a.json[,a2.json] b.json[,b2.json] [--tolerance=0.05] [--field=cpuRatio|rateRatio|cpuRatioWholeRun|cpuRatioEvents|instructionRatio|instructionRatioWithGc|instructionRatioAll|instructionRatioEvents]\n');
   process.exit(2);
 }
 const tolerance = Number(opts.tolerance);

@@ -63,10 +63,58 @@ export function parseTotals(text) {
 }
 
 /**
+ * Where a window's instructions went that are not the requests' own work at steady state,
+ * counted inclusively (callee trees) at these entry points of V8, which do not call each other:
+ * - `compile`: V8 compiling JavaScript (TurboFan and Maglev through Runtime_CompileOptimized,
+ *   bytecode through Runtime_CompileLazy, Sparkplug batches enqueued by the budget interrupt,
+ *   installed baseline code, deoptimisation). A one-time cost of each function: a server
+ *   answering millions of requests pays it once, a window of a few hundred pays it whenever
+ *   V8 happens to tier a function up (or down and up again) in it. One TurboFan compile was 28
+ *   of a window's 53 million instructions (PostgreSQL get, 60 requests).
+ * - `gc`: the garbage collector on the main thread (scavenges and full collections through
+ *   Heap::CollectGarbage, incremental marking steps, sweeping waited for). Each server pays it
+ *   in proportion to what it allocates, but in lumps (a scavenge about 2.5 million
+ *   instructions, a full marking up to 50 million) that a window holds 0, 1 or 2 of.
+ * Names with a recursion mark (`'2`) are left out: their costs are already inside the first.
+ * (Not the tasks that call these, IncrementalMarkingJob's and ScavengeJob's: they would count
+ * the same instructions twice.)
+ */
+const COST_ROOTS = {
+  compile: [/^v8::internal::Runtime_CompileOptimized\(/, /^v8::internal::Runtime_CompileLazy\(/, /^v8::internal::baseline::BaselineBatchCompiler::EnqueueFunction\(/, /^v8::internal::Runtime_InstallBaselineCode\(/, /^v8::internal::Runtime_NotifyDeoptimized\(/, /^v8::internal::Runtime_CompileBaseline\(/],
+  gc: [/^v8::internal::Heap::CollectGarbage\(/, /^v8::internal::IncrementalMarking::Step\(/, /^v8::internal::Heap::StartIncrementalMarking\(/, /^v8::internal::Heap::EnsureSweepingCompleted\(/],
+};
+
+/**
+ * The compile and gc costs (see COST_ROOTS) of a callgrind dump, from `callgrind_annotate
+ * --inclusive=yes` output `text`: { compile, gc } in instructions.
+ */
+export function parseCostRoots(text) {
+  const costs = { compile: 0, gc: 0 };
+  for (const line of text.split('\n')) {
+    const match = /^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(?:[^:]*:)?(\S.*)$/.exec(line);
+    if (match === null || match[2].includes("'")) continue;
+    for (const [kind, roots] of Object.entries(COST_ROOTS)) {
+      if (roots.some((root) => root.test(match[2]))) costs[kind] += Number(match[1].replaceAll(',', ''));
+    }
+  }
+  return costs;
+}
+
+/** The inclusive costs of a dump file (parseCostRoots), or null where callgrind_annotate fails. */
+async function costRoots(file) {
+  try {
+    const { stdout } = await run('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], { timeout: 120_000, maxBuffer: 256 * 1024 * 1024 });
+    return parseCostRoots(stdout);
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Opens a measured window on process `pid` (running under callgrindPrefix(dir), with `host` its
- * HOST variable): instruments it
- * and zeroes its counters. `stop()` dumps the window and turns instrumentation off again, and
- * resolves the instructions executed in between.
+ * HOST variable): instruments it and zeroes its counters. `stop()` dumps the window and turns
+ * instrumentation off again, and resolves `{ total, compile, gc }`: the instructions executed
+ * in between, and how many of them V8 spent compiling and collecting (see COST_ROOTS).
  */
 export async function instructionWindow(pid, dir, host) {
   await control(pid, host, '-i', 'on');
@@ -85,11 +133,15 @@ export async function instructionWindow(pid, dir, host) {
       if (fresh.length !== 1) throw new Error(`callgrind: expected one new dump of process ${pid} in ${dir}, found ${fresh.length} (files: ${readdirSync(dir).join(', ')}; callgrind_control said: ${said})`);
       const file = join(dir, fresh[0]);
       const total = parseTotals(readFileSync(file, 'utf8'));
+      if (total === null) throw new Error(`callgrind: no totals in ${file}`);
+      const costs = await costRoots(file);
+      if (costs === null) throw new Error(`callgrind: callgrind_annotate could not read ${file}`);
       // BENCH_CALLGRIND_KEEP=<dir>: keep every window's dump there (callgrind_annotate reads them).
       if (process.env.BENCH_CALLGRIND_KEEP) renameSync(file, join(process.env.BENCH_CALLGRIND_KEEP, `${fresh[0]}.${total}`));
       else rmSync(file, { force: true });
-      if (total === null) throw new Error(`callgrind: no totals in ${file}`);
-      return total;
+      // Never more than the window (the roots do not nest, but a guard costs nothing).
+      const compile = Math.min(costs.compile, total);
+      return { total, compile, gc: Math.min(costs.gc, total - compile) };
     },
   };
 }

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 // @ts-expect-error plain ESM JavaScript of the bench, no types
 import { instructionFigures, median, medianHalfWidth, medianInterval, roundOrder, spread, wantsMoreInstructionRounds, wantsMoreRounds, writeWindow } from '../../bench/lib/rounds.mjs';
 // @ts-expect-error plain ESM JavaScript of the bench, no types
-import { parseTotals } from '../../bench/lib/callgrind.mjs';
+import { parseCostRoots, parseTotals } from '../../bench/lib/callgrind.mjs';
 
 describe('bench/lib/rounds.mjs', () => {
   it('takes the median and range of the numbers, leaving out what was not measured', () => {
@@ -83,8 +83,25 @@ describe('bench/lib/rounds.mjs', () => {
       instructionsPerRequest: [220_000, 200_000],
       instructionRatio: 1.1,
       instructionSpread: [0.46, 2.79],
+      instructionsGcPerRequest: [0, 0],
+      instructionRatioWithGc: 1.1,
       instructionsPerRequestAll: [333_667, 293_667],
       instructionRatioAll: 1.14,
+    });
+    // Rounds that also counted the whole window and the collector's share (compile and GC left out of `instructions`).
+    const split = (mutator: number, gc: number, compile: number) => ({ instructions: mutator, instructionsGc: gc, instructionsAll: mutator + gc + compile, requests: 100 });
+    const counted = [
+      { a: split(200_000, 40_000, 0), b: split(180_000, 0, 0) },
+      { a: split(205_000, 0, 300_000), b: split(181_000, 20_000, 0) },
+    ];
+    expect(instructionFigures(counted)).toEqual({
+      instructionsPerRequest: [200_000, 180_000],
+      instructionRatio: 1.11,
+      instructionSpread: [1.11, 1.13],
+      instructionsGcPerRequest: [20_000, 10_000],
+      instructionRatioWithGc: 1.16,
+      instructionsPerRequestAll: [372_500, 190_500],
+      instructionRatioAll: 1.96,
     });
     expect(instructionFigures(runs, 'c', 'Events')).toMatchObject({ instructionsPerRequestEvents: [220_000, 210_000], instructionRatioEvents: 1.05 });
     // Rounds of CPU seconds only (no valgrind, no perf): no instruction figures at all.
@@ -110,6 +127,22 @@ describe('bench/lib/rounds.mjs', () => {
   it('reads the count of a callgrind dump', () => {
     expect(parseTotals('version: 1\ncmd: node x\nevents: Ir\nfn=(1) main\n0 5\nsummary: 26603783\ntotals: 26603783\n')).toBe(26603783);
     expect(parseTotals('events: Ir\n')).toBeNull();
+  });
+
+  it('finds what V8 spent compiling and collecting in a window (inclusive costs at entry points that do not nest)', () => {
+    const annotate = [
+      '53,284,366 (100.0%)  PROGRAM TOTALS',
+      '62,257,517 (116.8%)  ???:Builtins_CompileLazy\'2 [/usr/bin/node]',
+      '29,767,302 (55.86%)  ???:v8::internal::Runtime_CompileOptimized(int, unsigned long*, v8::internal::Isolate*) [/usr/bin/node]',
+      '29,767,066 (55.86%)  ???:v8::internal::Compiler::CompileOptimized(v8::internal::Isolate*) [/usr/bin/node]',
+      '   438,123 ( 1.82%)  ???:v8::internal::baseline::BaselineBatchCompiler::EnqueueFunction(v8::internal::Handle<v8::internal::JSFunction>) [/usr/bin/node]',
+      ' 2,449,714 (11.62%)  ???:v8::internal::Heap::CollectGarbage(v8::internal::AllocationSpace) [/usr/bin/node]',
+      ' 2,359,792 (11.19%)  ???:v8::internal::Heap::Scavenge() [/usr/bin/node]',
+      '49,995,503 (63.01%)  ???:v8::internal::IncrementalMarking::Step(double, v8::internal::StepOrigin) [/usr/bin/node]',
+      '17,467,238 (22.01%)  ???:v8::internal::IncrementalMarkingJob::Task::RunInternal() [/usr/bin/node]',
+    ].join('\n');
+    expect(parseCostRoots(annotate)).toEqual({ compile: 29_767_302 + 438_123, gc: 2_449_714 + 49_995_503 });
+    expect(parseCostRoots('')).toEqual({ compile: 0, gc: 0 });
   });
 });
 
