@@ -79,30 +79,28 @@ describe('bench/lib/rounds.mjs', () => {
     });
     // A compilation in Corral's second window and a collection in the baseline's third add to those rounds only.
     const runs = [round(220_000, 200_000, 210_000), round(560_000, 201_000, 212_000), round(221_000, 480_000, 211_000)];
-    expect(instructionFigures(runs)).toEqual({
-      instructionsPerRequest: [220_000, 200_000],
-      instructionRatio: 1.1,
-      instructionSpread: [0.46, 2.79],
-      instructionsGcPerRequest: [0, 0],
-      instructionRatioWithGc: 1.1,
-      instructionsPerRequestAll: [333_667, 293_667],
-      instructionRatioAll: 1.14,
-    });
     // Rounds that also counted the whole window and the collector's share (compile and GC left out of `instructions`).
     const split = (mutator: number, gc: number, compile: number) => ({ instructions: mutator, instructionsGc: gc, instructionsAll: mutator + gc + compile, requests: 100 });
     const counted = [
       { a: split(200_000, 40_000, 0), b: split(180_000, 0, 0) },
       { a: split(205_000, 0, 300_000), b: split(181_000, 20_000, 0) },
     ];
-    expect(instructionFigures(counted)).toEqual({
-      instructionsPerRequest: [200_000, 180_000],
-      instructionRatio: 1.11,
-      instructionSpread: [1.11, 1.13],
-      instructionsGcPerRequest: [20_000, 10_000],
-      instructionRatioWithGc: 1.16,
-      instructionsPerRequestAll: [372_500, 190_500],
-      instructionRatioAll: 1.96,
-    });
+    // [rounds, cheapest C / B, ratio, range, GC per request C / B, with GC, all C / B, all]
+    const cases = [
+      [runs, [220_000, 200_000], 1.1, [0.46, 2.79], [0, 0], 1.1, [333_667, 293_667], 1.14],
+      [counted, [200_000, 180_000], 1.11, [1.11, 1.13], [20_000, 10_000], 1.16, [372_500, 190_500], 1.96],
+    ] as const;
+    for (const [rounds, least, ratio, range, gc, withGc, all, allRatio] of cases) {
+      expect(instructionFigures(rounds)).toEqual({
+        instructionsPerRequest: least,
+        instructionRatio: ratio,
+        instructionSpread: range,
+        instructionsGcPerRequest: gc,
+        instructionRatioWithGc: withGc,
+        instructionsPerRequestAll: all,
+        instructionRatioAll: allRatio,
+      });
+    }
     expect(instructionFigures(runs, 'c', 'Events')).toMatchObject({ instructionsPerRequestEvents: [220_000, 210_000], instructionRatioEvents: 1.05 });
     // Rounds of CPU seconds only (no valgrind, no perf): no instruction figures at all.
     expect(instructionFigures([{ a: { instructions: null, requests: 1 }, b: { instructions: null, requests: 1 } }])).toEqual({});
