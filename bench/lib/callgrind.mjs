@@ -100,14 +100,12 @@ export function parseCostRoots(text) {
   return costs;
 }
 
-/** The inclusive costs of a dump file (parseCostRoots), or null where callgrind_annotate fails. */
+/** The inclusive costs of a dump file (parseCostRoots); fails where callgrind_annotate does. */
 async function costRoots(file) {
-  try {
-    const { stdout } = await run('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], { timeout: 120_000, maxBuffer: 256 * 1024 * 1024 });
-    return parseCostRoots(stdout);
-  } catch {
-    return null;
-  }
+  const { stdout } = await run('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], { timeout: 120_000, maxBuffer: 256 * 1024 * 1024 }).catch((error) => {
+    throw new Error(`callgrind: callgrind_annotate could not read ${file}: ${error.message}`);
+  });
+  return parseCostRoots(stdout);
 }
 
 /**
@@ -135,7 +133,6 @@ export async function instructionWindow(pid, dir, host) {
       const total = parseTotals(readFileSync(file, 'utf8'));
       if (total === null) throw new Error(`callgrind: no totals in ${file}`);
       const costs = await costRoots(file);
-      if (costs === null) throw new Error(`callgrind: callgrind_annotate could not read ${file}`);
       // BENCH_CALLGRIND_KEEP=<dir>: keep every window's dump there (callgrind_annotate reads them).
       if (process.env.BENCH_CALLGRIND_KEEP) renameSync(file, join(process.env.BENCH_CALLGRIND_KEEP, `${fresh[0]}.${total}`));
       else rmSync(file, { force: true });
