@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import qs from 'qs';
@@ -23,6 +22,7 @@ import { jsonDepthOver } from './json-depth.js';
 import { renderResult } from './http/render-result.js';
 import { ALL_METHODS, compileRequestGate } from './http/request-gate.js';
 import { requestLoggerFactory } from './http/request-logger.js';
+import { REQUEST_ID_PATTERN, requestIdGenerator } from './http/request-id.js';
 import { registerOpenApiRoutes } from './openapi/openapi-routes.js';
 import { mergeKeys, type ApiRequest } from './request/api-request.js';
 import { parseQueryParams } from './request/query-params.js';
@@ -59,25 +59,24 @@ const QS_OPTIONS = { strictNullHandling: true, arrayLimit: 1000, depth: 10, para
  * or renamed column fails in the database. Such a failure rolled back, so the request is
  * resolved again against a fresh snapshot and run once more; it then succeeds or answers
  * what the new schema implies (404 COLLECTION_NOT_FOUND, 400 FILTER_UNKNOWN_FIELD, …).
+ * Called with the first run's failure (the first run is awaited in the handler itself, so a
+ * request that succeeds pays for no wrapper); rethrows it when the schema did not move.
  */
-async function retryIfSchemaMoved(
+async function runAgainIfSchemaMoved(
+  error: unknown,
   run: () => Promise<ActionResult>,
   schema: SchemaManager,
   dialect: Dialect,
   log: FastifyBaseLogger,
 ): Promise<ActionResult> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof ApiError) {
-      // A name this node's snapshot does not know may have been created by another worker or
-      // node since its last poll: answer the 4xx only once the snapshot is known to be current.
-      if (!SCHEMA_NAME_ERRORS.has(error.code) || !(await schema.isStale())) throw error;
-    } else if (classifyDriverError(error, dialect).kind !== 'schemaMoved') throw error;
-    log.info({ err: error }, 'the schema moved under this request; reloading it and running the request again');
-    await schema.refresh();
-    return run();
-  }
+  if (error instanceof ApiError) {
+    // A name this node's snapshot does not know may have been created by another worker or
+    // node since its last poll: answer the 4xx only once the snapshot is known to be current.
+    if (!SCHEMA_NAME_ERRORS.has(error.code) || !(await schema.isStale())) throw error;
+  } else if (classifyDriverError(error, dialect).kind !== 'schemaMoved') throw error;
+  log.info({ err: error }, 'the schema moved under this request; reloading it and running the request again');
+  await schema.refresh();
+  return run();
 }
 
 /** Refusals that a newer schema could turn into success (an unknown collection, field or association). */
@@ -111,9 +110,6 @@ function bodyCharset(contentType: string | undefined): string | undefined {
   return match === null ? undefined : match[1]!.toLowerCase();
 }
 
-/** Client request ids kept as they are; anything else gets a fresh UUID. */
-export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
-
 /** What is wired in code rather than configured. */
 export interface BuildOptions {
   /** Where log lines go instead of stdout (tests read them). */
@@ -131,6 +127,7 @@ export interface BuildOptions {
 /** The composition root: the only module that sees every other one. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<BuiltApp> {
   const childLoggerFactory = requestLoggerFactory(config.logLevel);
+  const newRequestId = requestIdGenerator();
   const app = Fastify({
     logger: { level: config.logLevel, ...(options.logStream === undefined ? {} : { stream: options.logStream }) },
     // Above `info`, a request's pino child is made only if something is logged (request-logger.ts).
@@ -142,7 +139,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     requestIdHeader: false,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
+      return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : newRequestId();
     },
     // Our own onRequest hook answers 503 SHUTTING_DOWN in the error envelope instead.
     return503OnClosing: false,
@@ -292,7 +289,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   );
 
   const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
-    const rawPath = request.url.split('?', 1)[0]!.slice(prefix.length + 1);
+    const url = request.url;
+    const query = url.indexOf('?');
+    const rawPath = url.slice(prefix.length + 1, query === -1 ? url.length : query);
     const path = parseResourcePath(rawPath);
     if (path === undefined) throw new ApiError('ROUTE_NOT_FOUND', `no route for ${request.method} ${prefix}/${rawPath}`);
     const isPublic = path.association === undefined && path.sourceKey === undefined
@@ -345,7 +344,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       };
       return action.run(context);
     };
-    const result = await retryIfSchemaMoved(runAction, schema, database.dialect, request.log);
+    let result: ActionResult;
+    try {
+      result = await runAction();
+    } catch (error) {
+      result = await runAgainIfSchemaMoved(error, runAction, schema, database.dialect, request.log);
+    }
     return renderResult(result, reply, prefix);
   };
   app.route({ method: [...ALL_METHODS], url: `${prefix}/*`, handler: handle });

@@ -8,6 +8,7 @@ import { hashPassword, verifyPassword } from '../schema/field-types/password-typ
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import type { Scopes } from '../store/scope.js';
 import { DIALECT_TRAITS } from '../sql/dialect-traits.js';
+import { runSql } from '../sql/query-cache.js';
 import { insertRevocation, loadSecret, pruneRevocations, revokedSince } from './auth-tables.js';
 import { Access, roleDef, type RoleDef } from './permissions.js';
 import type { Principal } from './principal.js';
@@ -77,6 +78,12 @@ export class Authenticator {
   /** Claims of verified tokens by token text, until `until` (bounded; oldest dropped first). */
   readonly #verified = new Map<string, { payload: JWTPayload; until: number }>();
   #roles: RolesEntry | undefined;
+  /**
+   * SQL text of the user and role reads, by the collection they read (a schema change writes
+   * them again): each node reads them once a second per user, and building and compiling the
+   * query each time cost more than running it.
+   */
+  readonly #readSql = new WeakMap<object, string>();
   /** Bound scopes of the roles as last read; a new read of the roles starts a new cache. */
   #scopes = new Map<string, Scopes>();
   #onRevoked: ((jti: string, expiresAt: number) => void) | undefined;
@@ -143,7 +150,12 @@ export class Authenticator {
   async #readRoles(): Promise<Map<string, RoleDef>> {
     const roles = this.snapshot().get(ROLES);
     if (roles === undefined) return new Map();
-    const rows = await this.database.db.selectFrom(ROLES).select(['name', 'strategy', 'resources']).execute();
+    let text = this.#readSql.get(roles);
+    if (text === undefined) {
+      text = this.database.db.selectFrom(ROLES).select(['name', 'strategy', 'resources']).compile().sql;
+      this.#readSql.set(roles, text);
+    }
+    const rows = await runSql<Record<string, unknown>>(this.database.db, text, []);
     const fields = ['name', 'strategy', 'resources'].map((name) => roles.fields.get(name)!);
     return new Map(rows.map((row) => [String(row.name), roleDef(roles.decode(row, fields))]));
   }
@@ -330,7 +342,12 @@ export class Authenticator {
     if (!fresh && cached !== undefined && now - cached.at < USER_CACHE_MS) return cached.user;
     const users = this.snapshot().get(USERS);
     if (users === undefined) return undefined;
-    const row = await this.database.db.selectFrom(USERS).select(users.visible.map((field) => field.name)).where('id', '=', id).executeTakeFirst();
+    let text = this.#readSql.get(users);
+    if (text === undefined) {
+      text = this.database.db.selectFrom(USERS).select(users.visible.map((field) => field.name)).where('id', '=', '').compile().sql;
+      this.#readSql.set(users, text);
+    }
+    const [row] = await runSql<Record<string, unknown>>(this.database.db, text, [id], true);
     if (row === undefined) {
       this.#users.delete(id);
       return undefined;

@@ -124,7 +124,9 @@ export function compileCollection(def: CollectionDef, dialect: Dialect): Collect
     relations: new Map<string, Relation>(),
     decode(row, selected) {
       const item: Item = {};
-      for (const field of selected) {
+      // An indexed loop: field lists are frozen, and for-of over a frozen array is not inlined.
+      for (let i = 0; i < selected.length; i++) {
+        const field = selected[i]!;
         const raw = row[field.name];
         item[field.name] = raw === null || raw === undefined ? null : field.type.fromDb(raw, dialect, field.def);
       }

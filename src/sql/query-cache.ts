@@ -10,6 +10,21 @@ import { SqlPass, type Statement } from './sql-pass.js';
 export const MAX_SHAPES_PER_COLLECTION = 500;
 
 /**
+ * Runs SQL text with its values the cheapest way the executor allows: SQLite's direct reader
+ * (a read, or one autocommit write), PostgreSQL's pooled runner outside a transaction, else
+ * Kysely's executor (`query`: the text's CompiledQuery, when the caller keeps one).
+ */
+export function runSql<R>(db: Executor, sql: string, params: readonly unknown[], one = false, query?: CompiledQuery): R[] | Promise<R[]> {
+  // SQLite's rows come back at once, without a promise.
+  const rows = directReaderOf(db)?.(sql, params, one);
+  if (rows !== undefined) return rows as R[];
+  // PostgreSQL, outside a transaction: one autocommitted statement on a pooled client.
+  const runner = poolRunnerOf(db);
+  if (runner !== undefined) return runner(sql, params) as Promise<R[]>;
+  return db.executeQuery<R>({ ...(query ?? CompiledQuery.raw(sql)), parameters: params }).then((result) => result.rows);
+}
+
+/**
  * SQL text of a shape, or null when Kysely's parameters did not match ours (never cached).
  * `query`: the raw CompiledQuery of that text, built once (Kysely freezes a node tree for each).
  */
@@ -38,13 +53,10 @@ export class ShapeCache {
   async run<R>(db: Executor, owner: object, dialect: Dialect, statement: Statement<R>, one = false): Promise<R[]> {
     const text = this.text(owner, dialect, statement);
     if (text.cached) {
-      const rows = directReaderOf(db)?.(text.sql, text.params, one);
-      if (rows !== undefined) return rows as R[];
-      // PostgreSQL, outside a transaction: one autocommitted statement on a pooled client.
-      const runner = poolRunnerOf(db);
-      if (runner !== undefined) return (await runner(text.sql, text.params)) as R[];
+      const rows = runSql<R>(db, text.sql, text.params, one, text.query);
+      return Array.isArray(rows) ? rows : await rows;
     }
-    return (await db.executeQuery<R>({ ...(text.query ?? CompiledQuery.raw(text.sql)), parameters: text.params })).rows;
+    return (await db.executeQuery<R>({ ...CompiledQuery.raw(text.sql), parameters: text.params })).rows;
   }
 
   /**

@@ -44,10 +44,12 @@ for (const dialect of DIALECTS) {
       for (const role of [
         { name: 'writer', strategy: { actions: ['view', 'create'] } },
         { name: 'reader', strategy: { actions: ['view'] } },
+        // Sees the notes whose text is the user's nickname: a scope bound from the user's row.
+        { name: 'nicknamed', strategy: { actions: [] }, resources: [{ name: 'notes', actions: [{ name: 'view', filter: { text: '{{$user.nickname}}' } }] }] },
       ]) {
         expect((await ctx.api.post('/api/roles:create', role)).status).toBe(201);
       }
-      for (const [name, roles] of [['grantee', ['writer']], ['moved', ['writer']], ['both', ['reader', 'writer']], ['leaver', ['writer']], ['revoked', ['writer']]] as const) {
+      for (const [name, roles] of [['grantee', ['writer']], ['moved', ['writer']], ['both', ['reader', 'writer']], ['leaver', ['writer']], ['revoked', ['writer']], ['renamed', ['nicknamed']]] as const) {
         const created = await ctx.api.post('/api/users:create', { email: `${name}@corral.test`, password: `${name}-password`, roles });
         expect(created.status, created.text).toBe(201);
         ids[name] = created.body.data.id as number;
@@ -76,6 +78,21 @@ for (const dialect of DIALECTS) {
       expect((await create(anonymous, token)).status).toBe(201);
       await sleep(OTHER_NODE_MS);
       expect((await create(otherAnonymous, token)).status).toBe(201);
+    });
+
+    it('a scope bound from the user\'s row follows a change of that row made on another node', async () => {
+      for (const text of ['red', 'blue']) expect((await ctx.api.post('/api/notes:create', { text })).status).toBe(201);
+      expect((await ctx.api.post(`/api/users:update/${ids.renamed}`, { nickname: 'red' })).status).toBe(200);
+      const token = await signIn('renamed');
+      const texts = async (): Promise<string[]> => {
+        const reply = await list(otherAnonymous, token);
+        expect(reply.status, reply.text).toBe(200);
+        return (reply.body.data as { text: string }[]).map((note) => note.text);
+      };
+      for (let i = 0; i < 3; i++) expect(await texts()).toEqual(['red']);
+      expect((await ctx.api.post(`/api/users:update/${ids.renamed}`, { nickname: 'blue' })).status).toBe(200);
+      await sleep(OTHER_NODE_MS);
+      expect(await texts()).toEqual(['blue']);
     });
 
     it('a user\'s new role list applies to the next request, X-Role included', async () => {

@@ -1,9 +1,69 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/errors/api-error.js';
 import { parseResourcePath } from '../../src/http/resource-path.js';
 import { mergeKeys } from '../../src/request/api-request.js';
 import { parseQueryParams } from '../../src/request/query-params.js';
 
+/**
+ * The parser as first written, on `split('/')`: the model the indexOf parser must agree with
+ * on every path (result, or the error code it throws).
+ */
+function splitModel(path: string): unknown {
+  const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+  const ACTION = /^[A-Za-z][A-Za-z0-9]{0,62}$/;
+  const nameAndAction = (segment: string) => {
+    const colon = segment.indexOf(':');
+    const name = colon === -1 ? segment : segment.slice(0, colon);
+    if (!NAME.test(name)) return undefined;
+    if (colon === -1) return { name };
+    const action = segment.slice(colon + 1);
+    return ACTION.test(action) ? { name, action } : undefined;
+  };
+  const decodeKey = (segment: string): string => {
+    if (segment === '' || segment.includes(':')) throw new ApiError('ROUTE_NOT_FOUND');
+    if (!segment.includes('%')) return segment;
+    try {
+      return decodeURIComponent(segment);
+    } catch {
+      throw new ApiError('KEY_INVALID');
+    }
+  };
+  const segments = path.split('/');
+  const [first, second, third, fourth] = segments;
+  if (first === undefined || segments.length > 4) return undefined;
+  const head = nameAndAction(first);
+  if (head === undefined) return undefined;
+  if (segments.length === 1) return { collection: head.name, ...(head.action ? { action: head.action } : {}) };
+  if (segments.length === 2) return { collection: head.name, ...(head.action ? { action: head.action } : {}), key: decodeKey(second!) };
+  if (head.action !== undefined) return undefined;
+  const sourceKey = decodeKey(second!);
+  const tail = nameAndAction(third!);
+  if (tail === undefined) return undefined;
+  const base = { collection: head.name, sourceKey, association: tail.name, ...(tail.action ? { action: tail.action } : {}) };
+  return segments.length === 3 ? base : { ...base, key: decodeKey(fourth!) };
+}
+
+const outcome = (parse: (path: string) => unknown, path: string): unknown => {
+  try {
+    return { value: parse(path) };
+  } catch (error) {
+    return { code: error instanceof ApiError ? error.code : String(error) };
+  }
+};
+
 describe('parseResourcePath', () => {
+  it('agrees with the split-based model on random paths', () => {
+    const piece = fc.constantFrom('posts', 'comments', 'p_1', '1', '42', ':', ':get', ':list', 'get', '%2F', '%3A', '%E2%9C%93', '%zz', '', 'a', '9x', '_');
+    const path = fc.array(fc.array(piece, { maxLength: 3 }).map((parts) => parts.join('')), { minLength: 1, maxLength: 6 }).map((segments) => segments.join('/'));
+    fc.assert(
+      fc.property(path, (p) => {
+        expect(outcome(parseResourcePath, p)).toEqual(outcome(splitModel, p));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
   const CASES: [string, ReturnType<typeof parseResourcePath>][] = [
     ['posts', { collection: 'posts' }],
     ['posts:list', { collection: 'posts', action: 'list' }],
