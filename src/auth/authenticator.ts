@@ -48,6 +48,8 @@ type RolesEntry = { readonly defs: Promise<Map<string, RoleDef>>; readonly at: n
  * on every request).
  */
 interface KnownPrincipal {
+  /** The whole header: the map's key is only its end (principalKey). */
+  readonly authorization: string;
   readonly role: string | undefined;
   readonly principal: Principal;
   readonly sub: string;
@@ -55,6 +57,16 @@ interface KnownPrincipal {
   readonly until: number;
 }
 const MAX_KNOWN_PRINCIPALS = 10_000;
+
+/**
+ * Where a header's principal is kept: its last 24 characters, the end of the token's signature
+ * (144 bits). The header is a new string on every request, so the map hashes its key each
+ * time, and a whole header (a JWT, 200 characters and more) cost more to hash than the rest of
+ * the lookup; the entry holds the whole header, which must equal the request's.
+ */
+function principalKey(authorization: string): string {
+  return authorization.slice(-24);
+}
 
 /** A password hash to compare against when the account does not exist (same cost either way). */
 const DUMMY_HASH = hashPassword('not a real password');
@@ -248,8 +260,8 @@ export class Authenticator {
    * nothing it was built from changed (KnownPrincipal): the revocation is checked every time.
    */
   authenticate(authorization: string | undefined, requestedRole: string | undefined): Promise<Principal> {
-    const known = authorization === undefined ? undefined : this.#principals.get(authorization);
-    if (known !== undefined && known.role === requestedRole) {
+    const known = authorization === undefined ? undefined : this.#principals.get(principalKey(authorization));
+    if (known !== undefined && known.authorization === authorization && known.role === requestedRole) {
       const now = Date.now();
       if (now < known.until && !this.#revoked.has(known.principal.tokenId) && this.#users.get(known.sub) === known.user && now - known.user.at < USER_CACHE_MS) {
         return Promise.resolve(known.principal);
@@ -289,7 +301,7 @@ export class Authenticator {
     const verified = this.#verified.get(token);
     if (apiKeyId === undefined && entry?.user === user && verified !== undefined) {
       if (this.#principals.size >= MAX_KNOWN_PRINCIPALS) this.#principals.delete(this.#principals.keys().next().value!);
-      this.#principals.set(authorization, { role: requestedRole, principal, sub, user: entry, until: verified.until });
+      this.#principals.set(principalKey(authorization), { authorization, role: requestedRole, principal, sub, user: entry, until: verified.until });
     }
     return principal;
   }

@@ -125,6 +125,14 @@ describe('mergeKeys', () => {
 });
 
 describe('parseQueryParams', () => {
+  it('answers an empty query (its shortcut) as the full parse does', () => {
+    for (const headers of [{}, { 'x-timezone': 'Europe/Paris' }, { 'last-event-id': '42' }, { 'x-timezone': '+02:00', 'last-event-id': '7' }]) {
+      // A key no parameter reads takes the full parse.
+      expect(parseQueryParams({}, headers)).toEqual(parseQueryParams({ unrelated: undefined }, headers));
+    }
+    expect(parseQueryParams({})).toEqual({ page: 1, pageSize: 20, paginate: true, simplePaginate: false, cascade: false });
+  });
+
   it('has defaults', () => {
     expect(parseQueryParams({})).toEqual({ page: 1, pageSize: 20, paginate: true, simplePaginate: false, cascade: false });
   });
