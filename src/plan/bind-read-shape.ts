@@ -1,5 +1,6 @@
 import { ApiError } from '../errors/api-error.js';
 import type { Collection, Field, Relation } from '../schema/collection.js';
+import { reuseDecoder } from '../schema/row-decoder.js';
 
 /** An association to embed in each item, with what to return of it and what to embed in it. */
 export interface AppendNode {
@@ -84,7 +85,10 @@ const wholeShapes = new WeakMap<Collection, ReadShape>();
 function wholeShape(collection: Collection): ReadShape {
   let shape = wholeShapes.get(collection);
   if (shape === undefined) {
-    shape = Object.freeze({ output: Object.freeze([...collection.visible]) as Field[], appends: Object.freeze([]) as unknown as AppendNode[] });
+    const output = Object.freeze([...collection.visible]) as Field[];
+    // Every read of the collection without fields, except or appends decodes with this list.
+    reuseDecoder(output);
+    shape = Object.freeze({ output, appends: Object.freeze([]) as unknown as AppendNode[] });
     wholeShapes.set(collection, shape);
   }
   return shape;

@@ -1,6 +1,7 @@
 import type { FieldType } from './field-type.js';
 import { FIELD_TYPES } from './field-types/index.js';
 import { compileFieldValidator, type FieldValidator } from './field-validator.js';
+import { decoderOf } from './row-decoder.js';
 import type { CollectionDef, Dialect, FieldDef, JsonValue, RelationDef } from './types.js';
 
 /** A field ready for requests: its definition with its type and validator resolved once. */
@@ -123,6 +124,8 @@ export function compileCollection(def: CollectionDef, dialect: Dialect): Collect
     visible: fieldList.filter((field) => !field.hidden),
     relations: new Map<string, Relation>(),
     decode(row, selected) {
+      const compiled = decoderOf(selected, dialect);
+      if (compiled !== undefined) return compiled(row);
       const item: Item = {};
       // An indexed loop: field lists are frozen, and for-of over a frozen array is not inlined.
       for (let i = 0; i < selected.length; i++) {
