@@ -4,18 +4,10 @@ import { bindFilter, MAX_FILTER_CONDITIONS, MAX_FILTER_DEPTH, MAX_IN_VALUES } fr
 import { evaluateFilter } from '../../src/plan/evaluate-filter.js';
 import { parseTimeZone } from '../../src/plan/time-zone.js';
 import type { FilterNode } from '../../src/plan/filter-node.js';
-import { compileCollection, type Collection, type Item } from '../../src/schema/collection.js';
-import { normalizeCollection } from '../../src/schema/normalize-collection.js';
-import type { CollectionDef } from '../../src/schema/types.js';
+import type { Collection, Item } from '../../src/schema/collection.js';
+import { collectionOf } from '../support/collection-of.js';
 
 /** Pure tests of the binder: raw filter → FilterNode, or the right FILTER_* error. No database. */
-
-function collectionOf(input: Record<string, unknown>): Collection {
-  // normalizeCollection returns the definition, or `{ def, … }` once relations are read too.
-  const normalized: unknown = normalizeCollection(input);
-  const def = (typeof normalized === 'object' && normalized !== null && 'def' in normalized ? normalized.def : normalized) as CollectionDef;
-  return compileCollection(def, 'sqlite');
-}
 
 const posts = collectionOf({
   name: 'posts',
