@@ -159,14 +159,20 @@ export class Authenticator {
     return access;
   }
 
+  /** The SQL text of a read of `collection`, compiled on its first use (see `#readSql`). */
+  #readSqlOf(collection: object, query: () => { compile(): { sql: string } }): string {
+    let text = this.#readSql.get(collection);
+    if (text === undefined) {
+      text = query().compile().sql;
+      this.#readSql.set(collection, text);
+    }
+    return text;
+  }
+
   async #readRoles(): Promise<Map<string, RoleDef>> {
     const roles = this.snapshot().get(ROLES);
     if (roles === undefined) return new Map();
-    let text = this.#readSql.get(roles);
-    if (text === undefined) {
-      text = this.database.db.selectFrom(ROLES).select(['name', 'strategy', 'resources']).compile().sql;
-      this.#readSql.set(roles, text);
-    }
+    const text = this.#readSqlOf(roles, () => this.database.db.selectFrom(ROLES).select(['name', 'strategy', 'resources']));
     const rows = await runSql<Record<string, unknown>>(this.database.db, text, []);
     const fields = ['name', 'strategy', 'resources'].map((name) => roles.fields.get(name)!);
     return new Map(rows.map((row) => [String(row.name), roleDef(roles.decode(row, fields))]));
@@ -354,11 +360,7 @@ export class Authenticator {
     if (!fresh && cached !== undefined && now - cached.at < USER_CACHE_MS) return cached.user;
     const users = this.snapshot().get(USERS);
     if (users === undefined) return undefined;
-    let text = this.#readSql.get(users);
-    if (text === undefined) {
-      text = this.database.db.selectFrom(USERS).select(users.visible.map((field) => field.name)).where('id', '=', '').compile().sql;
-      this.#readSql.set(users, text);
-    }
+    const text = this.#readSqlOf(users, () => this.database.db.selectFrom(USERS).select(users.visible.map((field) => field.name)).where('id', '=', ''));
     const [row] = await runSql<Record<string, unknown>>(this.database.db, text, [id], true);
     if (row === undefined) {
       this.#users.delete(id);

@@ -133,17 +133,20 @@ function parseEventId(value: unknown): number | undefined {
   return n;
 }
 
+/** The parameters every request has, as a query without them gets them. */
+const DEFAULT_PARAMS = { page: 1, pageSize: DEFAULT_PAGE_SIZE, paginate: true, simplePaginate: false, cascade: false } as const;
+
 /** Parses the qs-decoded query object, and the request headers that shape a query. */
 export function parseQueryParams(query: Record<string, unknown>, headers: Record<string, unknown> = {}): QueryParams {
   // No query string (a get, a write, an association list): only the headers can add anything.
   // Looking up each of the twenty parameter names in an empty object cost more than the rest.
-  if (isEmpty(query)) return withHeaderParams({ page: 1, pageSize: DEFAULT_PAGE_SIZE, paginate: true, simplePaginate: false, cascade: false }, undefined, headers);
+  if (isEmpty(query)) return withHeaderParams({ ...DEFAULT_PARAMS }, undefined, headers);
   const params: QueryParams = {
-    page: parsePositiveInt('page', query.page, 1, Number.MAX_SAFE_INTEGER),
-    pageSize: parsePositiveInt('pageSize', query.pageSize, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE),
-    paginate: parseBoolean('paginate', query.paginate, true),
-    simplePaginate: parseBoolean('simplePaginate', query.simplePaginate, false),
-    cascade: parseBoolean('cascade', query.cascade, false),
+    page: parsePositiveInt('page', query.page, DEFAULT_PARAMS.page, Number.MAX_SAFE_INTEGER),
+    pageSize: parsePositiveInt('pageSize', query.pageSize, DEFAULT_PARAMS.pageSize, MAX_PAGE_SIZE),
+    paginate: parseBoolean('paginate', query.paginate, DEFAULT_PARAMS.paginate),
+    simplePaginate: parseBoolean('simplePaginate', query.simplePaginate, DEFAULT_PARAMS.simplePaginate),
+    cascade: parseBoolean('cascade', query.cascade, DEFAULT_PARAMS.cascade),
   };
   if (Object.hasOwn(query, 'cursor')) {
     const cursor = query.cursor ?? '';

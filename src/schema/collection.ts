@@ -127,7 +127,8 @@ export function compileCollection(def: CollectionDef, dialect: Dialect): Collect
       const compiled = decoderOf(selected, dialect);
       if (compiled !== undefined) return compiled(row);
       const item: Item = {};
-      // An indexed loop: field lists are frozen, and for-of over a frozen array is not inlined.
+      // An indexed loop: the whole shape's list is frozen (and decoded here when it is too wide to
+      // compile), and V8 does not inline for-of over a frozen array.
       for (let i = 0; i < selected.length; i++) {
         const field = selected[i]!;
         const raw = row[field.name];

@@ -1,5 +1,5 @@
 import type { Field, Row } from './collection.js';
-import type { Dialect, JsonValue } from './types.js';
+import { NAME_PATTERN, type Dialect, type JsonValue } from './types.js';
 
 /** A row's wire item for one select list: each selected field's `fromDb` value, null for NULL. */
 export type RowDecoder = (row: Row) => Record<string, JsonValue>;
@@ -31,8 +31,8 @@ export function reuseDecoder(fields: readonly Field[]): void {
  * with stores into `{}` in field order, as the loop did, not as one object literal: that
  * version made a `get` 30k instructions dearer, with Node's own object literals (`nextTick`)
  * then going through V8's runtime; why was not found (docs/performance.md). Field names must
- * match `[A-Za-z_][A-Za-z0-9_]*` (NAME_PATTERN refuses anything else at definition) and are
- * written as JSON string literals anyway; `fromDb` is called on the field's type as in the loop.
+ * match NAME_PATTERN (as every stored name does) and are written as JSON string literals
+ * anyway; `fromDb` is called on the field's type as in the loop.
  */
 export function decoderOf(fields: readonly Field[], dialect: Dialect): RowDecoder | undefined {
   const known = decoders.get(fields);
@@ -44,7 +44,7 @@ export function decoderOf(fields: readonly Field[], dialect: Dialect): RowDecode
 }
 
 function compilable(fields: readonly Field[]): boolean {
-  return fields.length <= MAX_COMPILED_FIELDS && fields.every((field) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(field.name) && field.name !== '__proto__');
+  return fields.length <= MAX_COMPILED_FIELDS && fields.every((field) => NAME_PATTERN.test(field.name) && field.name !== '__proto__');
 }
 
 /** The decoder of a list, as generated code (exported for the test that compares it with the loop). */

@@ -146,12 +146,6 @@ function writeKeyset(order: readonly SortTerm[], after: readonly unknown[], tabl
   return emit ? sql`(${lead}(${sql.join(disjuncts, sql` or `)}))` : KEY_ONLY;
 }
 
-/**
- * A read plan as one statement, written in one pass with its shape key and values in binding
- * order (sort values selected, where, keyset, order, offset). No WHERE at all when nothing
- * filters: SQLite counts a whole table from its b-tree only then. A literal LIMIT (a
- * validated integer, so part of the key): SQLite runs `limit ?` about 3x slower on a key lookup.
- */
 /** Key fragments of select lists (`s|id,title,`), by list: a read shape reuses its list from request to request. */
 const selectKeys = new WeakMap<readonly Field[], string>();
 
@@ -165,6 +159,12 @@ function selectKey(fields: readonly Field[]): string {
   return key;
 }
 
+/**
+ * A read plan as one statement, written in one pass with its shape key and values in binding
+ * order (sort values selected, where, keyset, order, offset). No WHERE at all when nothing
+ * filters: SQLite counts a whole table from its b-tree only then. A literal LIMIT (a
+ * validated integer, so part of the key): SQLite runs `limit ?` about 3x slower on a key lookup.
+ */
 function writeSelect(pass: SqlPass, db: Executor, plan: ReadPlan, related: RelatedScope) {
   const { emit } = pass;
   const table = plan.collection.name;
