@@ -5,7 +5,6 @@ import type { ActionContext, ActionResult } from './actions/action-context.js';
 import { ensureAuthTables } from './auth/auth-tables.js';
 import { Authenticator } from './auth/authenticator.js';
 import { authorize } from './auth/authorize.js';
-import { combineScopes } from './auth/permissions.js';
 import { API_KEYS, ensureAuthCollections, ROLES, USERS } from './auth/system-collections.js';
 import { resolveResource } from './actions/action-registry.js';
 import type { Config } from './config/config.js';
@@ -30,6 +29,7 @@ import { SchemaManager } from './schema/schema-manager.js';
 import type { Dialect } from './schema/types.js';
 import { Store, type StoreOptions } from './store/store.js';
 import { referencesOf } from './store/cascades.js';
+import { bothGrants, grantsOfScopes } from './store/scope.js';
 import { ChangeFeed, DEFAULT_CHANGES_POLL_MS, DEFAULT_CHANGES_RETENTION_MS } from './changes/change-feed.js';
 import { ensureChangesTables } from './changes/changes-table.js';
 import { fusable, fusePostgresOutbox } from './changes/fused-outbox.js';
@@ -306,7 +306,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       checkMethod(action.kind, request.method);
       const params = parseQueryParams((request.query ?? {}) as Record<string, unknown>, request.headers);
       const keys = mergeKeys(path.key, params.filterByTk);
-      let apiRequest: ApiRequest = {
+      const apiRequest: ApiRequest = {
         id: request.id,
         method: request.method,
         path,
@@ -316,15 +316,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         body: request.body,
         ...(principal === undefined ? {} : { principal }),
       };
-      let scopes = store.scopesFor(apiRequest, snapshot);
+      let grants = grantsOfScopes(store.scopesFor(apiRequest, snapshot));
       // Auth off: everyone is root. Else root is the root role (webhooks are root-only).
       let root = authenticator === undefined;
       if (principal !== undefined && authenticator !== undefined) {
         const access = await authenticator.access(principal);
         root = access.root;
-        const authorized = authorize(access, apiRequest, snapshot);
-        apiRequest = authorized.request;
-        scopes = combineScopes(scopes, authorized.scopes);
+        grants = bothGrants(grants, authorize(access, apiRequest, snapshot));
         if (path.collection === API_KEYS && path.association === undefined && action.name === 'create') {
           const created = await authenticator.createApiKey(principal, apiRequest.body);
           return { kind: 'created', item: created, location: [API_KEYS, String(created.id)] };
@@ -333,7 +331,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       const context: ActionContext = {
         request: apiRequest,
         store,
-        scopes,
+        grants,
+        scopes: grants.view,
         schema,
         snapshot,
         log: request.log,

@@ -7,14 +7,16 @@ import type { RootCheck, WebhookService } from '../webhooks/webhook-service.js';
 import type { ApiRequest } from '../request/api-request.js';
 import type { SchemaManager } from '../schema/schema-manager.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
-import type { Scopes } from '../store/scope.js';
+import type { Grants, Scopes } from '../store/scope.js';
 import type { Store } from '../store/store.js';
 
 /** What an action may use. Actions do their I/O through `store` only. */
 export interface ActionContext {
   readonly request: ApiRequest;
   readonly store: Store;
-  /** The caller's scopes, ANDed by the store into every statement on those collections. */
+  /** What the caller may do on each collection: the store checks it for every statement it runs. */
+  readonly grants: Grants;
+  /** The caller's `view` scopes (`grants.view`), for what reads events outside the store (the change feed). */
   readonly scopes: Scopes;
   readonly schema: SchemaManager;
   /** The schema as it was when the request arrived. */

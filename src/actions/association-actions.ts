@@ -52,7 +52,9 @@ const create: AssociationAction = async (ctx, relation) => {
   const { bulk, items } = await bindCreateItems(target, ctx.request.body, now, writeFilter(params));
   if (bulk && !relation.toMany) throw new ApiError('BODY_INVALID', `${relation.name} holds one record; create takes an object`);
   const options = nestedOptions(params, now);
-  const rows = await ctx.store.write(ctx, target, async (unit) => createLinked(unit, await loadScope(ctx, relation, unit), items, options));
+  // A new belongsTo target changes the source's key column: an update of the source. Otherwise the link lives in the new row.
+  const sourceAction = relation.type === 'belongsTo' ? 'update' : 'view';
+  const rows = await ctx.store.write(ctx, target, async (unit) => createLinked(unit, await loadScope(ctx, relation, unit, sourceAction), items, options));
   return createdResult(ctx, target, shape, rows, bulk);
 };
 

@@ -4,9 +4,12 @@ import { loadSource, type AssociationSource } from '../store/association-source.
 import type { UnitOfWork } from '../store/unit-of-work.js';
 import type { ActionContext } from './action-context.js';
 
-/** The source item named in the path, read in `unit` (a read unit unless given). 404 when missing. */
-export function loadScope(ctx: ActionContext, relation: Relation, unit: UnitOfWork = ctx.store.read(ctx)): Promise<AssociationSource> {
-  return loadSource(unit, relation, ctx.request.path.sourceKey!);
+/**
+ * The source item named in the path, read in `unit` (a read unit unless given) under the
+ * caller's `action` scope of the source (`update` when the source's own links change). 404 when missing.
+ */
+export function loadScope(ctx: ActionContext, relation: Relation, unit: UnitOfWork = ctx.store.read(ctx), action: 'view' | 'update' = 'view'): Promise<AssociationSource> {
+  return loadSource(unit, relation, ctx.request.path.sourceKey!, action);
 }
 
 /**

@@ -39,7 +39,7 @@ export async function bindCreateItems(collection: Collection, body: unknown, now
 
 /** The create answer: 201 with Location for one object, the array for bulk; appends embedded. */
 export async function createdResult(ctx: ActionContext, collection: Collection, shape: ReadShape, rows: Row[], bulk: boolean): Promise<ActionResult> {
-  const written = writtenItems(() => ctx.store.read(ctx), collection, shape, rows);
+  const written = writtenItems(() => ctx.store.read(ctx), ctx.grants.open, collection, shape, rows);
   const data = Array.isArray(written) ? written : await written;
   if (bulk) return { kind: 'createdMany', items: data };
   const item = data[0]!;

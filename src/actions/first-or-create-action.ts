@@ -6,6 +6,7 @@ import type { Collection, Row } from '../schema/collection.js';
 import { writeNew, type NestedOptions } from '../store/nested-writes.js';
 import { readRows, selectedFields, toItems } from '../store/read-rows.js';
 import type { UnitOfWork } from '../store/unit-of-work.js';
+import { checkWrite } from '../store/write-grants.js';
 import { type ActionContext, type ActionResult } from './action-context.js';
 import { createdResult, nestedOptions, writeFilter } from './create-action.js';
 import { filterKeysLookup } from './filter-keys.js';
@@ -31,12 +32,14 @@ export async function findOrCreate(
   where: FilterNode,
   create: WriteValues,
   options: NestedOptions,
-  onExisting?: (unit: UnitOfWork, row: Row) => Promise<Row>,
+  onExisting?: { update: WriteValues; run: (unit: UnitOfWork, row: Row) => Promise<Row> },
 ): Promise<ActionResult> {
-  const existing = async (unit: UnitOfWork, row: Row): Promise<Row> => (onExisting === undefined ? row : onExisting(unit, row));
+  const existing = async (unit: UnitOfWork, row: Row): Promise<Row> => (onExisting === undefined ? row : onExisting.run(unit, row));
   let outcome: { created: boolean; row: Row };
   try {
     outcome = await ctx.store.write(ctx, collection, async (unit) => {
+      // updateOrCreate may do either: the body must lie within both grants, whichever happens.
+      if (onExisting !== undefined) await checkWrite(unit, collection, 'update', onExisting.update);
       const row = await firstMatch(unit, collection, shape, where);
       return row === undefined ? { created: true, row: await writeNew(unit, collection, create, options) } : { created: false, row: await existing(unit, row) };
     });
@@ -44,10 +47,10 @@ export async function findOrCreate(
     if (!(error instanceof ApiError) || error.code !== 'UNIQUE_VIOLATION') throw error;
     const row = await firstMatch(ctx.store.read(ctx), collection, shape, where);
     if (row === undefined) throw error;
-    outcome = { created: false, row: onExisting === undefined ? row : await ctx.store.write(ctx, collection, (unit) => onExisting(unit, row)) };
+    outcome = { created: false, row: onExisting === undefined ? row : await ctx.store.write(ctx, collection, (unit) => onExisting.run(unit, row)) };
   }
   if (outcome.created) return createdResult(ctx, collection, shape, [outcome.row], false);
-  const [item] = await toItems(ctx.store.read(ctx), collection, shape, [outcome.row]);
+  const [item] = await toItems(ctx.store.read(ctx), collection, shape, [outcome.row], true);
   return { kind: 'item', item: item! };
 }
 

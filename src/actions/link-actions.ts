@@ -53,7 +53,7 @@ function uniqueItems(items: LinkItem[]): LinkItem[] {
 const linkAction = (mode: LinkMode) => async (ctx: ActionContext, relation: Relation): Promise<ActionResult> => {
   const items = readLinkItems(ctx, relation, mode);
   await ctx.store.write(ctx, relation.target, async (unit) => {
-    const source = await loadScope(ctx, relation, unit);
+    const source = await loadScope(ctx, relation, unit, 'update');
     if (relation.toMany) await linkToMany(unit, source, items, mode);
     else await linkToOne(unit, source, items, mode);
   });

@@ -1,6 +1,8 @@
 import { ApiError } from '../errors/api-error.js';
 import { isRecord } from '../is-record.js';
 import { bindFilter } from '../plan/bind-filter.js';
+import { sampleUser, withUser } from '../auth/user-variables.js';
+import { USERS } from '../auth/system-collections.js';
 import type { QueryParams } from '../request/query-params.js';
 import type { Collection } from '../schema/collection.js';
 import type { ActionContext, ActionResult } from './action-context.js';
@@ -93,8 +95,8 @@ function resourceItem(ctx: ActionContext, body: unknown, name: string | undefine
     }
     if (action.filter !== undefined) {
       if (!isRecord(action.filter) || collection === undefined) throw new ApiError('VALIDATION_FAILED', `${at}.filter must be a filter object`, { field: 'actions' });
-      // `{{$user.x}}` placeholders are strings until the request binds them: check the shape with them as they are.
-      bindFilter(action.filter, collection);
+      // `{{$user.x}}` variables are bound per request: check the filter with a sample user's values of their types.
+      bindFilter(withUser(action.filter, sampleUser(ctx.snapshot.get(USERS))), collection);
       out.filter = action.filter;
     }
     return out;

@@ -25,14 +25,14 @@ export async function updateAction(ctx: ActionContext, collection: Collection, s
   const single = target.single && target.keys !== undefined && scope === TRUE_NODE && bound.associations.size === 0 && bound.values.size > 0;
   if (single && ctx.store.traits.returning) {
     // One key, flat values: a single UPDATE … RETURNING, atomic by itself.
-    const rows = await ctx.store.write(ctx, collection, (unit) => updateReturning(unit, collection, bound.values, target.where), true);
+    const rows = await ctx.store.write(ctx, collection, (unit) => updateReturning(unit, collection, bound, target.where), true);
     if (rows[0] === undefined) throw new ApiError('RECORD_NOT_FOUND', `no ${collection.name} record matches`);
-    const written = writtenItems(() => ctx.store.read(ctx), collection, shape, rows);
+    const written = writtenItems(() => ctx.store.read(ctx), ctx.grants.open, collection, shape, rows);
     const [item] = Array.isArray(written) ? written : await written;
     return { kind: 'item', item: item! };
   }
   const rows = await ctx.store.write(ctx, collection, (unit) => updateMatched(unit, collection, bound, target.where, options));
-  const data = await toItems(ctx.store.read(ctx), collection, shape, rows);
+  const data = await toItems(ctx.store.read(ctx), collection, shape, rows, true);
   if (target.single) {
     if (data[0] === undefined) throw new ApiError('RECORD_NOT_FOUND', `no ${collection.name} record matches`);
     return { kind: 'item', item: data[0] };

@@ -28,5 +28,5 @@ export async function updateOrCreateAction(ctx: ActionContext, collection: Colle
     const [updated] = await updateMatched(unit, collection, update, byKey, options);
     return updated ?? row;
   };
-  return findOrCreate(ctx, collection, shape, where, create, options, updateRow);
+  return findOrCreate(ctx, collection, shape, where, create, options, { update, run: updateRow });
 }

@@ -4,9 +4,9 @@ import type { ApiRequest } from '../request/api-request.js';
 import type { Collection } from '../schema/collection.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import type { Scopes } from '../store/scope.js';
-import { bindFilter } from '../plan/bind-filter.js';
 import { checkReadable, hasFieldLists } from './check-readable.js';
-import { combineScopes, grantActionOf, type Access, type GrantAction } from './permissions.js';
+import { grantActionOf, type Access, type GrantAction } from './permissions.js';
+import { OPEN_GRANTS, type Grants } from '../store/scope.js';
 import { ROLES, USERS } from './system-collections.js';
 
 /** Actions on an association that change the source's links: they need `update` on the source. */
@@ -15,26 +15,31 @@ const LINK_ACTIONS = new Set(['add', 'set', 'remove', 'toggle', 'move']);
 const ANY_COLLECTION = '\u0000any';
 
 /**
- * Checks a non-root request against its roles (403 FORBIDDEN when not allowed) and gives the
- * scopes the store ANDs into every statement: the main collection under the request's action,
- * every other collection under `view`.
+ * Checks a non-root request against its roles before anything runs (403 FORBIDDEN when its
+ * action is not allowed, an append or probe names an unreadable field, or it would grant more
+ * than the caller has) and gives the grants the store enforces on every statement
+ * (src/store/unit-of-work.ts): narrowing rows and fields, written fields, nested writes and
+ * links are the store's, never decided here.
  */
-export function authorize(access: Access, request: ApiRequest, snapshot: SchemaSnapshot): { scopes: Scopes; request: ApiRequest } {
+export function authorize(access: Access, request: ApiRequest, snapshot: SchemaSnapshot): Grants {
   const { path, action } = request;
-  const open = { scopes: new Map(), request };
-  if (access.root || path.collection === 'app' || path.collection === 'auth') return open;
+  if (access.root || path.collection === 'app' || path.collection === 'auth') return OPEN_GRANTS;
+  const grants = access.grants(snapshot);
   const grantAction = grantActionOf(action);
   if (grantAction === undefined) throw new ApiError('FORBIDDEN', `your roles do not allow ${action}`);
   // The change feed's pull API spans collections: each one's events under its `view` scope (FALSE when not granted).
-  if (path.collection === 'changes') return { scopes: access.scopes(snapshot, undefined, 'view'), request };
+  if (path.collection === 'changes') return grants;
   if (path.collection === 'collections') {
     access.require('collections', grantAction);
-    return open;
+    return OPEN_GRANTS;
   }
-  if (path.collection === ROLES && path.association === 'resources') return authorizeRoleResources(access, request, snapshot, grantAction);
+  if (path.collection === ROLES && path.association === 'resources') {
+    authorizeRoleResources(access, request, snapshot, grantAction);
+    return grants;
+  }
   const source = snapshot.get(path.collection);
   const relation = path.association === undefined ? undefined : source?.relations.get(path.association);
-  if (source === undefined || (path.association !== undefined && relation === undefined)) return open; // 404 follows
+  if (source === undefined || (path.association !== undefined && relation === undefined)) return grants; // 404 follows
   let main = source.name;
   if (relation !== undefined) {
     if (LINK_ACTIONS.has(action)) {
@@ -45,40 +50,13 @@ export function authorize(access: Access, request: ApiRequest, snapshot: SchemaS
     }
   }
   const mainAction = relation !== undefined && LINK_ACTIONS.has(action) ? 'update' : grantAction;
-  let scopes = access.allowedScopes(snapshot, main, mainAction);
-  if (main === USERS && (mainAction === 'update' || mainAction === 'destroy')) {
-    // Users holding a role the caller lacks (root, above all) are out of reach: else a new password would make them yours.
-    const lacking = access.allRoles.filter((role) => !access.principal.roles.includes(role));
-    const users = snapshot.get(USERS)!;
-    if (lacking.length > 0) scopes = combineScopes(scopes, new Map([[USERS, { where: bindFilter({ roles: { $noneOf: lacking } }, users) }]]));
-  }
-  const fields = scopes.get(main)?.fields;
-  if (fields !== undefined && (mainAction === 'create' || mainAction === 'update') && !LINK_ACTIONS.has(action)) checkWritten(fields, main, request.body);
-  if (action === 'updateOrCreate') {
-    // It updates the rows in the update scope, or creates one: both grants, both field lists.
-    const created = access.allowedScopes(snapshot, main, 'create').get(main)?.fields;
-    if (created !== undefined) checkWritten(created, main, request.body);
-  }
+  access.require(main, mainAction);
+  if (action === 'updateOrCreate') access.require(main, 'create');
   if (mainAction !== 'view' && mainAction !== 'destroy') checkEscalation(access, main, request.body);
   const collection = snapshot.get(main)!;
-  checkAppends(scopes, collection, request.params.appends ?? []);
-  if (!LINK_ACTIONS.has(action)) checkProbes(access, scopes, collection, mainAction, request);
-  if (fields === undefined || mainAction !== 'view') return { scopes, request };
-  // A read returns the granted fields only (of those asked for); embedded items are narrowed by the store.
-  const asked = request.params.fields ?? collection.visible.map((field) => field.name);
-  const except = new Set(request.params.except ?? []);
-  const granted = asked.filter((name) => fields.has(name) && collection.fields.has(name) && !except.has(name));
-  return { scopes, request: { ...request, params: { ...request.params, fields: granted, except: [] } } };
-}
-
-/** 403 FORBIDDEN when a written item names a field outside the grant's `fields`. */
-function checkWritten(fields: ReadonlySet<string>, main: string, body: unknown): void {
-  for (const item of Array.isArray(body) ? body : [body]) {
-    if (!isRecord(item)) continue;
-    for (const key of Object.keys(item)) {
-      if (!fields.has(key)) throw new ApiError('FORBIDDEN', `your roles do not allow writing ${key} of ${main}`, { field: key });
-    }
-  }
+  checkAppends(grants.view, collection, request.params.appends ?? []);
+  if (!LINK_ACTIONS.has(action)) checkProbes(access, grants.view, collection, mainAction, request);
+  return grants;
 }
 
 /**
@@ -86,17 +64,15 @@ function checkWritten(fields: ReadonlySet<string>, main: string, body: unknown):
  * (the role row's `resources` field, when the grant lists fields), and the change is checked
  * like a `roles:update` of that role with the new resource: nobody grants more than they have.
  */
-function authorizeRoleResources(access: Access, request: ApiRequest, snapshot: SchemaSnapshot, grantAction: GrantAction): { scopes: Scopes; request: ApiRequest } {
+function authorizeRoleResources(access: Access, request: ApiRequest, snapshot: SchemaSnapshot, grantAction: GrantAction): void {
   const action = grantAction === 'view' ? 'view' : 'update';
   access.require(ROLES, action);
-  const scopes = access.scopes(snapshot, ROLES, action);
-  const fields = scopes.get(ROLES)?.fields;
+  const fields = access.scope(snapshot.get(ROLES)!, action)?.fields;
   if (fields !== undefined && !fields.has('resources')) throw new ApiError('FORBIDDEN', `your roles do not allow ${action === 'view' ? 'reading' : 'writing'} resources of roles`, { field: 'resources' });
   if (action === 'update') {
     const resource = isRecord(request.body) ? { ...request.body, ...(request.keys === undefined || Array.isArray(request.keys) ? {} : { name: String(request.keys) }) } : request.body;
     checkEscalation(access, ROLES, { name: request.path.sourceKey, resources: grantAction === 'destroy' ? [] : [resource] });
   }
-  return { scopes, request };
 }
 
 /**
@@ -107,7 +83,8 @@ function authorizeRoleResources(access: Access, request: ApiRequest, snapshot: S
 function checkProbes(access: Access, scopes: Scopes, main: Collection, mainAction: GrantAction, request: ApiRequest): void {
   const mainView = mainAction === 'view' ? undefined : access.grant(main.name, 'view');
   if (!hasFieldLists(scopes) && mainView?.fields === undefined) return;
-  const mainFields = mainAction === 'view' ? scopes.get(main.name)?.fields : mainView === undefined ? scopes.get(main.name)?.fields : mainView.fields;
+  // A write's probes are read under the main collection's view grant, or the write's own field list without one.
+  const mainFields = mainAction === 'view' || mainView !== undefined ? scopes.get(main.name)?.fields : access.grant(main.name, mainAction)?.fields;
   checkReadable((collection) => (collection.name === main.name ? mainFields : scopes.get(collection.name)?.fields), main, request);
 }
 

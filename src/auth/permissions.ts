@@ -4,14 +4,15 @@ import { bindFilter } from '../plan/bind-filter.js';
 import { and, FALSE_NODE, or, TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
 import type { Collection } from '../schema/collection.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
-import type { Scope, Scopes } from '../store/scope.js';
+import { DENIED, OPEN_GRANTS, type GrantAction as StoreGrantAction, type Grants, type Scope, type Scopes } from '../store/scope.js';
 import type { Principal } from './principal.js';
+import { withUser } from './user-variables.js';
 import { API_KEYS, GRANT_ACTIONS, ROLES, ROOT_ROLE, USERS } from './system-collections.js';
 
 /** Bound scope sets kept per node (by schema version, user, roles, collection and action). */
 const MAX_CACHED_SCOPES = 5000;
 
-export type GrantAction = (typeof GRANT_ACTIONS)[number];
+export type GrantAction = (typeof GRANT_ACTIONS)[number] & StoreGrantAction;
 
 /** Collections the strategy does not cover: only root or an explicit resource grant reaches them. */
 export const PROTECTED = new Set([USERS, ROLES, API_KEYS, 'collections']);
@@ -56,18 +57,7 @@ function grantOf(role: RoleDef, collection: string, action: GrantAction): Grant 
   return role.actions.has(action) ? {} : undefined;
 }
 
-const VARIABLE = /^\{\{\s*\$user\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/;
-
-/** Replaces `{{$user.<field>}}` strings with the user's values. */
-function withUser(filter: unknown, user: Principal['user']): unknown {
-  if (typeof filter === 'string') {
-    const name = VARIABLE.exec(filter)?.[1];
-    return name === undefined ? filter : (user[name] ?? null);
-  }
-  if (Array.isArray(filter)) return filter.map((item) => withUser(item, user));
-  if (isRecord(filter)) return Object.fromEntries(Object.entries(filter).map(([key, value]) => [key, withUser(value, user)]));
-  return filter;
-}
+const grantsByView = new WeakMap<Scopes, Grants>();
 
 /** What a request's roles allow: the union over its roles. */
 export class Access {
@@ -111,14 +101,45 @@ export class Access {
     if (!this.allows(collection, action)) throw new ApiError('FORBIDDEN', `your roles do not allow ${action} on ${collection}`);
   }
 
-  /** The scope of one collection for one action: the OR of the roles' filters, FALSE when not allowed. */
+  /**
+   * The scope of one collection for one action: the OR of the roles' filters, DENIED when not
+   * allowed. Two rules no grant escapes: `apiKeys` rows belong to their creator, and users
+   * holding a role the caller lacks (root above all) are outside its update and destroy scope
+   * (else a new password would make them the caller's).
+   */
   scope(collection: Collection, action: GrantAction): Scope | undefined {
     if (this.root) return undefined;
     const grant = this.grant(collection.name, action);
-    if (grant === undefined) return { where: FALSE_NODE };
-    const where = grant.filters === undefined ? TRUE_NODE : or(grant.filters.map((filter) => bindFilter(withUser(filter, this.principal.user), collection)));
+    if (grant === undefined) return DENIED;
+    const wheres: FilterNode[] = [grant.filters === undefined ? TRUE_NODE : or(grant.filters.map((filter) => bindFilter(withUser(filter, this.principal.user), collection)))];
+    if (collection.name === API_KEYS) wheres.push(bindFilter({ userId: this.principal.user.id ?? null }, collection));
+    if (collection.name === USERS && (action === 'update' || action === 'destroy')) {
+      const lacking = this.allRoles.filter((role) => !this.principal.roles.includes(role));
+      if (lacking.length > 0) wheres.push(bindFilter({ roles: { $noneOf: lacking } }, collection));
+    }
+    const where = and(wheres);
     if (where === TRUE_NODE && grant.fields === undefined) return undefined;
     return { where, ...(grant.fields === undefined ? {} : { fields: grant.fields }) };
+  }
+
+  /**
+   * What the caller may do on every collection of `snapshot`, for the store: `view` scopes of
+   * all collections at once, any other action's scope of one collection on demand (both cached).
+   */
+  grants(snapshot: SchemaSnapshot): Grants {
+    if (this.root) return OPEN_GRANTS;
+    const view = this.scopes(snapshot, undefined, 'view');
+    // The view map is cached per (schema, user, roles): so are the grants built on it.
+    let grants = grantsByView.get(view);
+    if (grants === undefined) {
+      grants = {
+        open: false,
+        view,
+        scope: (collection, action) => (action === 'view' ? view.get(collection.name) : this.scopes(snapshot, collection.name, action).get(collection.name)),
+      };
+      grantsByView.set(view, grants);
+    }
+    return grants;
   }
 
   /**

@@ -14,6 +14,8 @@ export interface WriteValues {
   sortFields: string[];
   /** Association values by relation name, as sent (keys or objects); written by actions/nested-writes. */
   associations: Map<string, unknown>;
+  /** The names the client wrote (fields and associations), which the caller's grant must cover; defaults and system values are not among them. */
+  given: readonly string[];
 }
 
 /** Which names of a body a write may touch (`whitelist` / `blacklist` query parameters). */
@@ -70,6 +72,7 @@ export async function bindWriteValues(collection: Collection, body: unknown, mod
     if (!parsed.ok) errors.push({ code: 'VALIDATION_FAILED', message: `${name} ${parsed.message}`, field: name });
     else values.set(name, field.type.name === 'password' ? await hashPassword(parsed.value as string) : parsed.value);
   }
+  const given = [...values.keys(), ...associations.keys()];
   if (mode === 'create') {
     for (const field of collection.fieldList) {
       if (values.has(field.name) || errors.some((error) => error.field === field.name)) continue;
@@ -93,7 +96,7 @@ export async function bindWriteValues(collection: Collection, body: unknown, mod
     const unknown = errors.filter((error) => error.code === 'VALUE_UNKNOWN_FIELD');
     throw ApiError.many(unknown.length > 0 ? unknown : errors);
   }
-  return { values, sortFields, associations };
+  return { values, sortFields, associations, given };
 }
 
 /** Canonical values to driver parameters. */

@@ -10,6 +10,7 @@ import type { UnitOfWork } from './unit-of-work.js';
  * min/max and plain dimensions in their field's wire form, date buckets as text.
  */
 export async function aggregate(unit: UnitOfWork, plan: QueryPlan): Promise<Item[]> {
+  unit.require(plan.collection, 'view');
   const rows = await aggregateRows(unit, { ...plan, where: unit.where(plan.collection, plan.where) }, unit.scopeOf);
   return rows.map((row) => {
     const item: Item = {};

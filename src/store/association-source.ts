@@ -19,19 +19,21 @@ export interface AssociationSource {
 }
 
 /**
- * Reads the source item named in the path (inside the caller's scope of the source
- * collection); a missing one is 404, so nothing leaks across sources. Inside a write
+ * Reads the source item named in the path (inside the caller's scope of `action` on the source
+ * collection: `view` to read or add to the association, `update` to change the source's own
+ * links); a missing one is 404, so nothing leaks across sources. Inside a write
  * transaction the source row is locked first, so writes to one source's association run one
  * after the other: two concurrent hasOne creates cannot both stay linked, and two concurrent
  * adds of one key do not both insert a through row. (SQLite serialises writers itself.)
  */
-export async function loadSource(unit: UnitOfWork, relation: Relation, sourceKey: string): Promise<AssociationSource> {
+export async function loadSource(unit: UnitOfWork, relation: Relation, sourceKey: string, action: 'view' | 'update'): Promise<AssociationSource> {
   const { source } = relation;
   const { dialect } = unit;
   const [key] = parseKeys(source, sourceKey);
   const anchorField = relation.sourceColumn;
   const columns = [...new Set([source.primaryKey.name, anchorField.name])];
-  const where = unit.where(source, { kind: 'compare', field: source.key, op: 'eq', value: key });
+  const where = unit.where(source, { kind: 'compare', field: source.key, op: 'eq', value: key }, action);
+  if (action === 'view') unit.require(source, 'view');
   const lock = unit.db.isTransaction && DIALECT_TRAITS[dialect].rowLocks;
   const [row] = await unit.shapes.run<Row>(unit.db, source, dialect, (pass) => {
     pass.key += `scope|${columns.join(',')}|${lock}|`;

@@ -4,11 +4,18 @@ import type { BelongsToMany, Collection, Row } from '../schema/collection.js';
 import { insertRow } from '../sql/insert-row.js';
 import { runWrite } from './run-write.js';
 import type { UnitOfWork } from './unit-of-work.js';
+import { checkWrite } from './write-grants.js';
 
-/** Inserts bound items in the unit's transaction, filling `sort` fields with max + 1; each is recorded as created. */
-export async function insertItems(unit: UnitOfWork, collection: Collection, items: WriteValues[]): Promise<Row[]> {
+/**
+ * Inserts bound items in the unit's transaction, filling `sort` fields with max + 1; each is
+ * recorded as created. Each needs the caller's `create` grant (checkWrite), except a
+ * belongsToMany junction row (`through`), which a link writes under the link's checks.
+ */
+export async function insertItems(unit: UnitOfWork, collection: Collection, items: WriteValues[], action: 'create' | 'through' = 'create'): Promise<Row[]> {
   const rows: Row[] = [];
-  for (const { values, sortFields } of items) {
+  for (const item of items) {
+    if (action === 'create') await checkWrite(unit, collection, 'create', item);
+    const { values, sortFields } = item;
     for (const name of sortFields) {
       const top = await unit.db.selectFrom(collection.name).select(sql<unknown>`max(${sql.ref(name)})`.as('top')).executeTakeFirst();
       values.set(name, Number(top?.top ?? 0) + 1);
@@ -27,6 +34,6 @@ export async function insertLink(unit: UnitOfWork, relation: BelongsToMany, anch
   const { values } = await bindWriteValues(through, extra ?? {}, 'create', now);
   values.set(relation.foreignKey.name, anchor);
   values.set(relation.otherKey.name, targetValue);
-  const [row] = await insertItems(unit, through, [{ values, associations: new Map(), sortFields: [] }]);
+  const [row] = await insertItems(unit, through, [{ values, associations: new Map(), sortFields: [], given: [] }], 'through');
   return row!;
 }

@@ -68,8 +68,8 @@ export function planLinks(mode: LinkMode, values: unknown[], linked: ReadonlyMap
 }
 
 /** Keys (canonical, by their text) of `keyField` in rows of `collection` whose `column` holds `anchor`. */
-async function currentLinks(unit: UnitOfWork, collection: Collection, keyField: Field, column: Field, anchor: unknown): Promise<Map<string, unknown>> {
-  const rows = await selectWhere(unit, collection, [keyField], eq(column, anchor));
+async function currentLinks(unit: UnitOfWork, collection: Collection, keyField: Field, column: Field, anchor: unknown, action: 'view' | 'through' = 'view'): Promise<Map<string, unknown>> {
+  const rows = await selectWhere(unit, collection, [keyField], eq(column, anchor), false, action);
   return new Map(rows.map((row) => {
     const value = canonical(keyField, row[keyField.name], unit.dialect);
     return [String(value), value];
@@ -97,16 +97,16 @@ export async function applyToMany(
     const { target } = relation;
     const key = target.key;
     const plan = planLinks(mode, values, await currentLinks(unit, target, key, fk, anchor));
-    if (plan.unlink.length > 0) await updateWhere(unit, target, { [fk.name]: null }, and([eq(fk, anchor), among(key, plan.unlink)]));
+    if (plan.unlink.length > 0) await updateWhere(unit, target, { [fk.name]: null }, and([eq(fk, anchor), among(key, plan.unlink)]), 'view');
     // Linking moves a target that belonged to another source.
     const link = plan.link.map((i) => values[i]);
-    if (link.length > 0) await updateWhere(unit, target, { [fk.name]: fk.type.toDb(anchor, dialect) }, among(key, link));
+    if (link.length > 0) await updateWhere(unit, target, { [fk.name]: fk.type.toDb(anchor, dialect) }, among(key, link), 'view');
     return;
   }
   const through = relation.through;
   const other = relation.otherKey;
-  const plan = planLinks(mode, values, await currentLinks(unit, through, other, fk, anchor));
-  if (plan.unlink.length > 0) await deleteWhere(unit, through, and([eq(fk, anchor), among(other, plan.unlink)]));
+  const plan = planLinks(mode, values, await currentLinks(unit, through, other, fk, anchor, 'through'));
+  if (plan.unlink.length > 0) await deleteWhere(unit, through, and([eq(fk, anchor), among(other, plan.unlink)]), 'through');
   const now = new Date();
   for (const i of plan.link) await insertLink(unit, relation, anchor, values[i], extras[i], now);
   if (!updateKept) return;
@@ -114,7 +114,7 @@ export async function applyToMany(
     const extra = extras[i];
     if (extra === undefined || Object.keys(extra).length === 0) continue;
     const { values: changes } = await bindWriteValues(through, extra, 'update', now);
-    await updateWhere(unit, through, toDbRow(through, changes, dialect), and([eq(fk, anchor), eq(other, values[i])]));
+    await updateWhere(unit, through, toDbRow(through, changes, dialect), and([eq(fk, anchor), eq(other, values[i])]), 'through');
   }
 }
 
@@ -140,15 +140,15 @@ export async function linkToOne(unit: UnitOfWork, source: AssociationSource, ite
   const target = relation.target;
   if (mode === 'remove' && items.length > 0) {
     const [key] = await resolveTargets(unit, relation, items);
-    await updateWhere(unit, target, { [fk.name]: null }, and([eq(fk, source.anchor), eq(target.key, key)]));
+    await updateWhere(unit, target, { [fk.name]: null }, and([eq(fk, source.anchor), eq(target.key, key)]), 'view');
     return;
   }
-  await updateWhere(unit, target, { [fk.name]: null }, eq(fk, source.anchor));
-  if (value !== undefined) await updateWhere(unit, target, { [fk.name]: fk.type.toDb(source.anchor, dialect) }, eq(target.key, value));
+  await updateWhere(unit, target, { [fk.name]: null }, eq(fk, source.anchor), 'view');
+  if (value !== undefined) await updateWhere(unit, target, { [fk.name]: fk.type.toDb(source.anchor, dialect) }, eq(target.key, value), 'view');
 }
 
-/** A belongsTo association: the key column on the source row itself. */
+/** A belongsTo association: the key column on the source row itself (an update of the source). */
 export async function setSourceKey(unit: UnitOfWork, source: AssociationSource, value: unknown): Promise<void> {
   const { relation } = source;
-  await updateWhere(unit, relation.source, { [relation.foreignKey.name]: value }, eq(relation.source.primaryKey, source.sourcePk));
+  await updateWhere(unit, relation.source, { [relation.foreignKey.name]: value }, eq(relation.source.primaryKey, source.sourcePk), 'update');
 }

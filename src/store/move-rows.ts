@@ -10,7 +10,7 @@ import { selectWhere, updateWhere } from './write-rows.js';
 export type MovePlacement = { kind: 'sticky' } | { kind: 'target'; target: unknown; after?: boolean };
 
 async function rowOf(unit: UnitOfWork, collection: Collection, sort: Field, key: unknown, role: string): Promise<Row> {
-  const [row] = await selectWhere(unit, collection, [collection.key, sort], keyFilter(collection, [key]));
+  const [row] = await selectWhere(unit, collection, [collection.key, sort], keyFilter(collection, [key]), false, 'update');
   if (row === undefined) throw new ApiError('RECORD_NOT_FOUND', `the ${role} ${collection.name} record does not exist`);
   return row;
 }
@@ -24,13 +24,18 @@ const compare = (field: Field, op: 'gt' | 'gte', value: unknown): FilterNode => 
  * it first. Every shifted row is recorded as updated.
  */
 export async function moveRow(unit: UnitOfWork, collection: Collection, sort: Field, source: unknown, placement: MovePlacement): Promise<void> {
+  // It rewrites the sort field of the rows it shifts: the update grant must list that field.
+  const writable = unit.require(collection, 'update')?.fields;
+  if (writable !== undefined && !writable.has(sort.name)) {
+    throw new ApiError('FORBIDDEN', `your roles do not allow writing ${sort.name} of ${collection.name}`, { field: 'sortField' });
+  }
   const from = await rowOf(unit, collection, sort, source, 'source');
   const sourceKey = keyFilter(collection, [source]);
   const ref = sql.ref(sort.name);
   const numberOf = (row: Row) => (row[sort.name] === null || row[sort.name] === undefined ? null : Number(row[sort.name]));
   if (placement.kind === 'sticky') {
-    await updateWhere(unit, collection, { [sort.name]: sql`${ref} + 1` }, { kind: 'isNull', field: sort, negate: true });
-    await updateWhere(unit, collection, { [sort.name]: 1 }, sourceKey);
+    await updateWhere(unit, collection, { [sort.name]: sql`${ref} + 1` }, { kind: 'isNull', field: sort, negate: true }, 'update');
+    await updateWhere(unit, collection, { [sort.name]: 1 }, sourceKey, 'update');
     return;
   }
   const to = await rowOf(unit, collection, sort, placement.target, 'target');
@@ -39,10 +44,10 @@ export async function moveRow(unit: UnitOfWork, collection: Collection, sort: Fi
   if (t === null) throw new ApiError('VALIDATION_FAILED', `the target record has no ${sort.name}`, { field: sort.name });
   if (s === t && String(from[collection.key.name]) === String(to[collection.key.name])) return;
   // Take the source out of the order, closing its gap.
-  if (s !== null) await updateWhere(unit, collection, { [sort.name]: sql`${ref} - 1` }, compare(sort, 'gt', s));
+  if (s !== null) await updateWhere(unit, collection, { [sort.name]: sql`${ref} - 1` }, compare(sort, 'gt', s), 'update');
   const target = s !== null && t > s ? t - 1 : t;
   const after = placement.after ?? (s !== null && t > s);
   const place = after ? target + 1 : target;
-  await updateWhere(unit, collection, { [sort.name]: sql`${ref} + 1` }, { kind: 'and', items: [compare(sort, 'gte', place), { kind: 'not', item: sourceKey }] });
-  await updateWhere(unit, collection, { [sort.name]: place }, sourceKey);
+  await updateWhere(unit, collection, { [sort.name]: sql`${ref} + 1` }, { kind: 'and', items: [compare(sort, 'gte', place), { kind: 'not', item: sourceKey }] }, 'update');
+  await updateWhere(unit, collection, { [sort.name]: place }, sourceKey, 'update');
 }

@@ -10,6 +10,7 @@ import { insertItems, insertLink } from './insert-items.js';
 import { applyToMany, eq, linkFieldOf, setSourceKey } from './links.js';
 import type { UnitOfWork } from './unit-of-work.js';
 import { selectWhere, updateWhere } from './write-rows.js';
+import { checkWrite, missingTarget } from './write-grants.js';
 
 /** How nested association values may be written. */
 export interface NestedOptions {
@@ -41,16 +42,17 @@ async function resolveTarget(
     if (typeof given !== 'string' && typeof given !== 'number') throw new ApiError('VALIDATION_FAILED', `${relation.name}: a key must be a string or a number`, { field: relation.name });
     const [key] = parseKeys(target, given as KeyInput);
     const [row] = await selectWhere(unit, target, [target.primaryKey, linkField], eq(target.key, key));
-    if (row === undefined) {
-      throw new ApiError('REFERENCE_VIOLATION', `${relation.name}: ${target.name} has no record ${String(given)}`, { field: relation.name, details: { missing: [String(given)] } });
-    }
+    if (row === undefined) throw missingTarget(relation, relation.name, given);
     if (isRecord(value) && options.updateAssociationValues.has(relation.name)) {
       const { [target.key.name]: _key, ...changes } = value;
       const bound = await bindWriteValues(target, changes, 'update', options.now);
+      // Updating the linked row is an update of it: its grant, row filter and field list.
+      await checkWrite(unit, target, 'update', bound);
       await resolveBelongsTo(unit, target, bound, options);
       if (bound.values.size > 0) {
         const pk = canonical(target.primaryKey, row[target.primaryKey.name], dialect);
-        await updateWhere(unit, target, toDbRow(target, bound.values, dialect), eq(target.primaryKey, pk));
+        const updated = await updateWhere(unit, target, toDbRow(target, bound.values, dialect), eq(target.primaryKey, pk), 'update');
+        if (updated.length === 0) throw new ApiError('FORBIDDEN', `your roles do not allow updating ${target.name} record ${String(given)}`, { field: relation.name });
       }
       await writeDependents(unit, target, row, bound.associations, options);
     }
@@ -113,7 +115,7 @@ export async function createLinked(unit: UnitOfWork, source: AssociationSource, 
   const { relation } = source;
   const { target } = relation;
   const created: Row[] = [];
-  if (relation.type === 'hasOne') await updateWhere(unit, target, { [relation.foreignKey.name]: null }, source.where);
+  if (relation.type === 'hasOne') await updateWhere(unit, target, { [relation.foreignKey.name]: null }, source.where, 'view');
   for (const item of items) {
     if (relation.type === 'hasMany' || relation.type === 'hasOne') item.values.set(relation.foreignKey.name, source.anchor);
     const row = await writeNew(unit, target, item, options);

@@ -8,14 +8,15 @@ import { loadAppends } from '../sql/load-appends.js';
 import { DIALECT_TRAITS } from '../sql/dialect-traits.js';
 import { countRows as countQuery, selectQuery, selectRows } from '../sql/select-rows.js';
 import type { FilterNode } from '../plan/filter-node.js';
-import type { Scopes } from './scope.js';
+import { ApiError } from '../errors/api-error.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
 /** Rows fetched per round trip when streaming `paginate=false`; appends load per batch. */
 export const STREAM_CHUNK_ROWS = 500;
 
-/** The plan with the caller's scope ANDed into its filter. */
+/** The plan with the caller's view scope ANDed into its filter: 403 FORBIDDEN without a view grant. */
 function scopedPlan(unit: UnitOfWork, plan: ReadPlan): ReadPlan {
+  unit.require(plan.collection, 'view');
   return { ...plan, where: unit.where(plan.collection, plan.where) };
 }
 
@@ -26,41 +27,63 @@ export function readRows(unit: UnitOfWork, plan: ReadPlan): Promise<Row[]> {
 
 /** How many rows of `collection` match `where` inside the caller's scope. */
 export function countRows(unit: UnitOfWork, collection: Collection, where: FilterNode): Promise<number> {
+  unit.require(collection, 'view');
   return countQuery(unit, collection, unit.where(collection, where));
 }
 
 /**
- * Appends narrowed to the scopes' field sets: an embedded item carries only the fields its
- * collection's scope grants, and an association that is not granted is not embedded (the
- * permission layer refuses naming one with 403 before the read).
+ * A read shape narrowed to what the caller may read: each level's output to its collection's
+ * `view` field grant (the key always stays), appends to granted associations (the permission
+ * layer refuses naming an ungranted one with 403 before the read). For a read (`answer`
+ * false) a requested field list that keeps nothing is 403 FORBIDDEN naming the fields: it is
+ * never read as "all fields". A write's answer just shows what remains (the key at least).
  */
-function grantedAppends(scopes: Scopes, nodes: AppendNode[]): AppendNode[] {
-  if (scopes.size === 0) return nodes;
+export function grantedShape(unit: UnitOfWork, collection: Collection, shape: ReadShape, answer: boolean): ReadShape {
+  if (unit.grants.open) return shape;
+  const readable = unit.readable(collection);
+  const appends = grantedAppends(unit, shape.appends);
+  if (readable === undefined) return appends === shape.appends ? shape : { output: shape.output, appends };
+  const output = shape.output.filter((field) => readable.has(field.name));
+  if (!answer && output.length === 0 && shape.output.length > 0) {
+    const names = shape.output.map((field) => field.name);
+    throw new ApiError('FORBIDDEN', `your roles do not allow reading ${names.join(', ')} of ${collection.name}`, { field: names[0]!, details: { fields: names } });
+  }
+  return { output: output.length === shape.output.length ? shape.output : output, appends };
+}
+
+function grantedAppends(unit: UnitOfWork, nodes: AppendNode[]): AppendNode[] {
+  if (nodes.length === 0 || unit.scopes.size === 0) return nodes;
   return nodes.map((node) => {
-    const fields = scopes.get(node.relation.target.name)?.fields;
+    const fields = unit.readable(node.relation.target);
     const children = fields === undefined ? node.children : node.children.filter((child) => fields.has(child.relation.name));
     return {
       relation: node.relation,
       output: fields === undefined ? node.output : node.output.filter((field) => fields.has(field.name)),
-      children: grantedAppends(scopes, children),
+      children: grantedAppends(unit, children),
     };
   });
 }
 
-/** Decodes rows to items and embeds their appends (each appended collection read inside its scope and field grant). */
-export async function toItems(unit: UnitOfWork, collection: Collection, shape: ReadShape, rows: Row[]): Promise<Item[]> {
+/**
+ * Decodes rows to items and embeds their appends (each appended collection read inside its
+ * scope and field grant), narrowed to the caller's view grant (`grantedShape`; `answer`: the
+ * rows a write returns).
+ */
+export async function toItems(unit: UnitOfWork, collection: Collection, requested: ReadShape, rows: Row[], answer = false): Promise<Item[]> {
+  const shape = grantedShape(unit, collection, requested, answer);
   const items = rows.map((row) => collection.decode(row, shape.output));
-  if (shape.appends.length > 0) await loadAppends(unit.db, unit.dialect, rows, items, grantedAppends(unit.scopes, shape.appends), unit.scopeOf);
+  if (shape.appends.length > 0) await loadAppends(unit.db, unit.dialect, rows, items, shape.appends, unit.scopeOf);
   return items;
 }
 
 /**
- * The items of rows a write returned: decoded at once when nothing is appended (no read unit
- * is made), else as `toItems` with the read unit `read` gives.
+ * The items of rows a write returned, narrowed to the caller's view grant: decoded at once
+ * when nothing is appended and nothing restricted (no read unit is made), else as `toItems`
+ * with the read unit `read` gives.
  */
-export function writtenItems(read: () => UnitOfWork, collection: Collection, shape: ReadShape, rows: Row[]): Item[] | Promise<Item[]> {
-  if (shape.appends.length === 0) return rows.map((row) => collection.decode(row, shape.output));
-  return toItems(read(), collection, shape, rows);
+export function writtenItems(read: () => UnitOfWork, open: boolean, collection: Collection, shape: ReadShape, rows: Row[]): Item[] | Promise<Item[]> {
+  if (open && shape.appends.length === 0) return rows.map((row) => collection.decode(row, shape.output));
+  return toItems(read(), collection, shape, rows, true);
 }
 
 /** The wire values of a row's sort terms (read with `selectSortValues` and the terms' fields selected), for a cursor. */
@@ -84,8 +107,10 @@ export function selectedFields(shape: ReadShape): ReadPlan['select'] {
  * client), and appends need that connection between batches: there, and whenever appends are
  * embedded, the rows are read a page at a time instead.
  */
-export function streamItems(unit: UnitOfWork, readPlan: ReadPlan, shape: ReadShape): Readable {
+export function streamItems(unit: UnitOfWork, readPlan: ReadPlan, requested: ReadShape): Readable {
   const plan = scopedPlan(unit, readPlan);
+  // Refused (403) before the answer starts; each batch is then decoded with the granted shape.
+  const shape = grantedShape(unit, readPlan.collection, requested, false);
   const { db, dialect } = unit;
   async function* batches(): AsyncGenerator<Row[]> {
     if (!DIALECT_TRAITS[dialect].cursorStreams || shape.appends.length > 0) {

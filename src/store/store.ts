@@ -12,7 +12,7 @@ import type { ReferenceSource } from './cascades.js';
 import { loadCursorSecret } from './cursor-secret.js';
 import { indexChanges, isSearchable } from './search-index.js';
 import { SearchStats } from './search-stats.js';
-import { NO_SCOPES, type ScopeProvider, type Scopes } from './scope.js';
+import { NO_SCOPES, type Grants, type ScopeProvider, type Scopes } from './scope.js';
 import { UnitOfWork, type CommitHook } from './unit-of-work.js';
 
 /** Attempts of a write whose transaction hit a deadlock or serialization failure. */
@@ -23,10 +23,10 @@ export interface StoreLog {
   error(object: object, message: string): void;
 }
 
-/** Who a unit of work serves: the request id (for logs) and the caller's scopes. */
+/** Who a unit of work serves: the request id (for logs) and what the caller may do. */
 export interface UnitCaller {
   readonly request: { readonly id: string };
-  readonly scopes: Scopes;
+  readonly grants: Grants;
   readonly log: StoreLog;
 }
 
@@ -119,7 +119,7 @@ export class Store {
 
   /** A read unit: statements run on the pool (SQLite's direct reads stay possible). */
   read(caller: UnitCaller): UnitOfWork {
-    return new UnitOfWork(this.database.db, this.database.dialect, caller.scopes, caller.request.id, this.shapes, this.searchStats);
+    return new UnitOfWork(this.database.db, this.database.dialect, caller.grants, caller.request.id, this.shapes, this.searchStats);
   }
 
   /**
@@ -151,7 +151,7 @@ export class Store {
         let done = false;
         if (oneWrite !== undefined || fuse !== undefined || (plain && this.#beforeCommit.length === 0)) {
           // No references: the work is one statement, and a destroy's is one only where none points at the collection (see referenced).
-          unit = new UnitOfWork(db, dialect, caller.scopes, caller.request.id, this.shapes, this.searchStats, undefined, oneWrite);
+          unit = new UnitOfWork(db, dialect, caller.grants, caller.request.id, this.shapes, this.searchStats, undefined, oneWrite);
           if (fuse !== undefined) {
             unit.fused = new FusedWrites(fuse);
             this.#fusedWrites++;
@@ -175,7 +175,7 @@ export class Store {
         }
         if (!done) {
           result = await db.transaction().execute(async (trx) => {
-            unit = new UnitOfWork(trx, dialect, caller.scopes, caller.request.id, this.shapes, this.searchStats, this.options.references);
+            unit = new UnitOfWork(trx, dialect, caller.grants, caller.request.id, this.shapes, this.searchStats, this.options.references);
             const value = await work(unit);
             await indexChanges(unit, collection);
             for (const hook of [...this.#beforeCommit, ...unit.hooks().before]) await hook(unit.changes, unit);

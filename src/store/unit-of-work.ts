@@ -7,8 +7,13 @@ import type { Executor, SqlTarget } from '../sql/select-rows.js';
 import { canonical } from './canonical.js';
 import type { ReferenceSource } from './cascades.js';
 import { ChangeSet, type ChangeKind } from './change-set.js';
-import { scoped, scopeWhere, type Scopes } from './scope.js';
+import { ApiError } from '../errors/api-error.js';
+import { TRUE_NODE } from '../plan/filter-node.js';
+import { scoped, scopeWhere, type GrantAction, type Grants, type Scope, type Scopes } from './scope.js';
 import type { SearchStats } from './search-stats.js';
+
+/** What a statement does to the rows of its collection. */
+export type StatementAction = GrantAction | 'through';
 
 /**
  * Runs with the change set of a unit of work: `beforeCommit` inside its transaction (an
@@ -37,7 +42,8 @@ export class UnitOfWork implements SqlTarget {
   constructor(
     readonly db: Executor,
     readonly dialect: Dialect,
-    readonly scopes: Scopes,
+    /** What the caller may do on each collection: checked here for every statement. */
+    readonly grants: Grants,
     /** The request this unit serves, for logs. */
     readonly requestId: string,
     /** Compiled statements by shape (the store's). */
@@ -50,17 +56,53 @@ export class UnitOfWork implements SqlTarget {
     readonly oneWrite?: OneWrite,
   ) {}
 
+  /** The `view` scopes of every restricted collection (appends and association paths read under them). */
+  get scopes(): Scopes {
+    return this.grants.view;
+  }
+
   /**
-   * `where` over `collection`, narrowed to the caller's scopes (its own and every association
-   * path's), with the words of every `$search` ordered rarest first.
+   * `where` over `collection` for a statement performing `action` there (`through`: a
+   * belongsToMany junction row, which a link writes under the link's own checks): narrowed to the
+   * caller's scope of that action (403 when not granted at all) and to the `view` scope inside
+   * every association path, with the words of every `$search` ordered rarest first.
    */
-  where(collection: Collection, where: FilterNode): FilterNode {
-    const narrowed = scoped(this.scopes, collection, where);
+  where(collection: Collection, where: FilterNode, action: StatementAction = 'view'): FilterNode {
+    if (this.grants.open) return this.searchStats === undefined ? where : this.searchStats.arrange(where);
+    // A lookup of rows the caller cannot view finds nothing (FALSE), exactly as if they did not exist.
+    const own = action === 'through' ? undefined : action === 'view' ? this.grants.view.get(collection.name) : this.require(collection, action);
+    const narrowed = scoped(this.grants.view, own?.where ?? TRUE_NODE, where);
     return this.searchStats === undefined ? narrowed : this.searchStats.arrange(narrowed);
   }
 
+  /** The caller's scope of `action` on `collection` (undefined: unrestricted); 403 FORBIDDEN when not granted. */
+  require(collection: Collection, action: GrantAction): Scope | undefined {
+    if (this.grants.open) return undefined;
+    const scope = action === 'view' ? this.grants.view.get(collection.name) : this.grants.scope(collection, action);
+    if (scope?.denied) throw new ApiError('FORBIDDEN', `your roles do not allow ${action} on ${collection.name}`);
+    return scope;
+  }
+
+  /** 403 FORBIDDEN (before anything is written) when `names` are not all in the field set of `action` on `collection`. */
+  checkWritten(collection: Collection, action: 'create' | 'update', names: Iterable<string>): void {
+    const fields = this.require(collection, action)?.fields;
+    if (fields === undefined) return;
+    for (const name of names) {
+      if (!fields.has(name)) throw new ApiError('FORBIDDEN', `your roles do not allow writing ${name} of ${collection.name}`, { field: name });
+    }
+  }
+
+  /** The fields of `collection` the caller may read (undefined: all); the key is always readable. */
+  readable(collection: Collection): ReadonlySet<string> | undefined {
+    if (this.grants.open) return undefined;
+    const scope = this.grants.view.get(collection.name);
+    if (scope === undefined) return undefined;
+    if (scope.denied) return keyOnly(collection);
+    return scope.fields === undefined ? undefined : withKey(collection, scope.fields);
+  }
+
   /** The scope filter of one collection alone (TRUE when unrestricted). */
-  readonly scopeOf = (collection: Collection): FilterNode => scopeWhere(this.scopes, collection);
+  readonly scopeOf = (collection: Collection): FilterNode => scopeWhere(this.grants.view, collection);
 
   /** Records a changed row by its key (the collection's filterTargetKey, read from the driver row). */
   record(collection: Collection, kind: ChangeKind, row: Row): void {
@@ -80,4 +122,21 @@ export class UnitOfWork implements SqlTarget {
   hooks(): { before: readonly CommitHook[]; after: readonly CommitHook[] } {
     return { before: this.#beforeCommit, after: this.#afterCommit };
   }
+}
+
+const keyOnlySets = new WeakMap<Collection, ReadonlySet<string>>();
+const withKeySets = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
+
+function keyOnly(collection: Collection): ReadonlySet<string> {
+  let set = keyOnlySets.get(collection);
+  if (set === undefined) keyOnlySets.set(collection, (set = new Set([collection.key.name])));
+  return set;
+}
+
+/** A field grant plus the key (a caller always learns the key of a row it may see or wrote). */
+function withKey(collection: Collection, fields: ReadonlySet<string>): ReadonlySet<string> {
+  if (fields.has(collection.key.name)) return fields;
+  let set = withKeySets.get(fields);
+  if (set === undefined) withKeySets.set(fields, (set = new Set([...fields, collection.key.name])));
+  return set;
 }

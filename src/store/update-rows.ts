@@ -9,15 +9,17 @@ import { canonical } from './canonical.js';
 import { resolveBelongsTo, writeDependents, type NestedOptions } from './nested-writes.js';
 import { runWrite } from './run-write.js';
 import type { UnitOfWork } from './unit-of-work.js';
+import { checkWrite } from './write-grants.js';
 
 /**
  * One statement, `UPDATE … WHERE … RETURNING` the visible columns, compiled once per shape:
  * the fast path of an update by one key with flat values (atomic by itself).
  */
-export async function updateReturning(unit: UnitOfWork, collection: Collection, values: WriteValues['values'], where: FilterNode): Promise<Row[]> {
+export async function updateReturning(unit: UnitOfWork, collection: Collection, bound: WriteValues, where: FilterNode): Promise<Row[]> {
   const { dialect } = unit;
-  const scoped = unit.where(collection, where);
-  const set = toDbRow(collection, values, dialect);
+  await checkWrite(unit, collection, 'update', bound);
+  const scoped = unit.where(collection, where, 'update');
+  const set = toDbRow(collection, bound.values, dialect);
   const names = Object.keys(set);
   const statement: Statement<Row> = (pass) => {
     pass.key += `u|${names.join(',')}|`;
@@ -45,7 +47,8 @@ export async function updateMatched(unit: UnitOfWork, collection: Collection, bo
   const { dialect } = unit;
   const key = collection.key;
   const order = [{ field: key, desc: false }];
-  const matched = await selectRows(unit, { collection, where: unit.where(collection, where), select: [key], order }, unit.scopeOf);
+  await checkWrite(unit, collection, 'update', bound);
+  const matched = await selectRows(unit, { collection, where: unit.where(collection, where, 'update'), select: [key], order }, unit.scopeOf);
   if (matched.length === 0) return [];
   const byKeys = keyFilter(collection, matched.map((row) => canonical(key, row[key.name], dialect)));
   await resolveBelongsTo(unit, collection, bound, options);

@@ -8,15 +8,16 @@ import { runWrite } from './run-write.js';
 import { keyFilter } from '../plan/bind-keys.js';
 import { recordCascades } from './cascades.js';
 import { canonical } from './canonical.js';
-import type { UnitOfWork } from './unit-of-work.js';
+import type { StatementAction, UnitOfWork } from './unit-of-work.js';
 
 /**
- * Updates the rows of `collection` matching `where` (inside the caller's scope) with the
+ * Updates the rows of `collection` matching `where` (inside the caller's scope of `action`:
+ * `update`, or `view` for a link that moves a visible target's key column) with the
  * driver values `set`; returns and records the keys it changed. Where the dialect has no
  * RETURNING, the keys are selected (and locked) first in the same transaction.
  */
-export async function updateWhere(unit: UnitOfWork, collection: Collection, set: Row, where: FilterNode): Promise<unknown[]> {
-  const scoped = unit.where(collection, where);
+export async function updateWhere(unit: UnitOfWork, collection: Collection, set: Row, where: FilterNode, action: StatementAction): Promise<unknown[]> {
+  const scoped = unit.where(collection, where, action);
   const key = collection.key;
   const table = collection.name;
   const condition = (eb: Parameters<typeof filterToSql>[1]) => filterToSql(scoped, eb, unit.dialect, table);
@@ -37,8 +38,8 @@ export async function updateWhere(unit: UnitOfWork, collection: Collection, set:
  * records their keys. When the unit follows references (the outbox is on), the rows are read
  * (and locked) first so each is recorded as it was, with the rows the database cascades to.
  */
-export async function deleteWhere(unit: UnitOfWork, collection: Collection, where: FilterNode): Promise<unknown[]> {
-  const scoped = unit.where(collection, where);
+export async function deleteWhere(unit: UnitOfWork, collection: Collection, where: FilterNode, action: 'destroy' | 'through' = 'destroy'): Promise<unknown[]> {
+  const scoped = unit.where(collection, where, action);
   const key = collection.key;
   const table = collection.name;
   if (unit.fused !== undefined) return deleteFused(unit, collection, scoped);
@@ -88,12 +89,13 @@ async function deleteFused(unit: UnitOfWork, collection: Collection, scoped: Fil
 }
 
 /**
- * Rows of `collection` matching `where` inside the caller's scope, with `fields` selected.
+ * Rows of `collection` matching `where` inside the caller's scope of `action` (`view`: a
+ * lookup, which finds nothing the caller cannot see), with `fields` selected.
  * `lock`: in a write unit, the rows stay locked (FOR UPDATE) until it ends, so a
  * read-modify-write of them is atomic (SQLite's write transaction is alone already).
  */
-export async function selectWhere(unit: UnitOfWork, collection: Collection, fields: readonly Field[], where: FilterNode, lock = false): Promise<Row[]> {
-  const scoped = unit.where(collection, where);
+export async function selectWhere(unit: UnitOfWork, collection: Collection, fields: readonly Field[], where: FilterNode, lock = false, action: StatementAction = 'view'): Promise<Row[]> {
+  const scoped = unit.where(collection, where, action);
   let query = unit.db
     .selectFrom(collection.name)
     .select([...new Set(fields.map((field) => field.name))])

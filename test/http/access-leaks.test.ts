@@ -45,7 +45,6 @@ const WRITE_ANSWERS: Array<[string, string, (ids: Ids) => string, (ids: Ids) => 
   ['create without a view grant: the key only', 'blind', () => '/api/posts:create', () => ({ title: 'b create', secret: 'SECRET-b1' }), ['id']],
   ['update by key without a view grant: the key only', 'blind', ({ post }) => `/api/posts:update/${post.blind}`, () => ({ secret: 'SECRET-b2' }), ['id']],
   ['update by filter without a view grant: the key only', 'blind', () => `/api/posts:update?filter=${encodeURIComponent(JSON.stringify({ title: 'blind post' }))}`, () => ({ secret: 'SECRET-b3' }), ['id']],
-  ['updateOrCreate without a view grant: the key only', 'blind', () => '/api/posts:updateOrCreate?filterKeys=title', () => ({ title: 'b upsert', secret: 'SECRET-b4' }), ['id']],
 ];
 
 for (const dialect of DIALECTS) {

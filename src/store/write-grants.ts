@@ -1,0 +1,33 @@
+import { ApiError } from '../errors/api-error.js';
+import type { WriteValues } from '../plan/bind-write-values.js';
+import type { Collection, Relation } from '../schema/collection.js';
+import type { UnitOfWork } from './unit-of-work.js';
+import { selectWhere } from './write-rows.js';
+
+/**
+ * The same answer for a link target that does not exist and one the caller cannot see, so a
+ * write is no oracle for rows outside the caller's `view` grant.
+ */
+export function missingTarget(relation: Relation, field: string, value: unknown): ApiError {
+  return new ApiError('REFERENCE_VIOLATION', `${field}: ${relation.target.name} has no record ${String(value)}`, { field, details: { missing: [String(value)] } });
+}
+
+/**
+ * What a row written with `bound` needs of the caller's grants, checked before it is written:
+ * `action` on `collection`, every name the client gave within that action's field set, and
+ * each belongsTo key column the client set (`{"postId": 7}`) naming a target row the caller
+ * can view (a link needs the target visible, in relation form or as a plain key column).
+ */
+export async function checkWrite(unit: UnitOfWork, collection: Collection, action: 'create' | 'update', bound: Pick<WriteValues, 'values' | 'given'>): Promise<void> {
+  if (unit.grants.open) return;
+  unit.checkWritten(collection, action, bound.given);
+  for (const relation of collection.relations.values()) {
+    if (relation.type !== 'belongsTo') continue;
+    const column = relation.foreignKey.name;
+    const value = bound.values.get(column);
+    // A target collection without a view restriction: the database's foreign key decides alone.
+    if (value === null || value === undefined || !bound.given.includes(column) || !unit.scopes.has(relation.target.name)) continue;
+    const [row] = await selectWhere(unit, relation.target, [relation.targetKey], { kind: 'compare', field: relation.targetKey, op: 'eq', value });
+    if (row === undefined) throw missingTarget(relation, column, value);
+  }
+}
