@@ -117,3 +117,10 @@ for (const dialect of DIALECTS.filter((d) => d !== 'sqlite')) {
     }, 60_000);
   });
 }
+
+// Without a server dialect among CORRAL_TEST_DIALECTS the file still has one (skipped) suite, so vitest does not fail it.
+if (DIALECTS.every((name) => name === 'sqlite')) {
+  describe.skip('needs PostgreSQL or MySQL', () => {
+    it('needs a network database', () => undefined);
+  });
+}
