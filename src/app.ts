@@ -26,6 +26,7 @@ import { registerOpenApiRoutes } from './openapi/openapi-routes.js';
 import { mergeKeys, type ApiRequest } from './request/api-request.js';
 import { parseQueryParams } from './request/query-params.js';
 import { SchemaManager } from './schema/schema-manager.js';
+import type { SchemaSnapshot } from './schema/schema-snapshot.js';
 import type { Dialect } from './schema/types.js';
 import { Store, type StoreOptions } from './store/store.js';
 import { referencesOf } from './store/cascades.js';
@@ -66,16 +67,21 @@ async function runAgainIfSchemaMoved(
   error: unknown,
   run: () => Promise<ActionResult>,
   schema: SchemaManager,
+  used: SchemaSnapshot,
   dialect: Dialect,
   log: FastifyBaseLogger,
 ): Promise<ActionResult> {
+  let stored: number | undefined;
   if (error instanceof ApiError) {
     // A name this node's snapshot does not know may have been created by another worker or
-    // node since its last poll: answer the 4xx only once the snapshot is known to be current.
-    if (!SCHEMA_NAME_ERRORS.has(error.code) || !(await schema.isStale())) throw error;
+    // node since its last poll: answer the 4xx only once the snapshot the request used is
+    // known to be current (not the one installed now: another request may have refreshed it).
+    if (!SCHEMA_NAME_ERRORS.has(error.code)) throw error;
+    stored = await schema.newerVersion(used);
+    if (stored === undefined) throw error;
   } else if (classifyDriverError(error, dialect).kind !== 'schemaMoved') throw error;
   log.info({ err: error }, 'the schema moved under this request; reloading it and running the request again');
-  await schema.refresh();
+  await schema.refresh(used, stored);
   return run();
 }
 
@@ -299,8 +305,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     const principal = authenticator === undefined || isPublic
       ? undefined
       : await authenticator.authenticate(request.headers.authorization, headerText(request.headers['x-role']));
+    let used = schema.snapshot;
     const runAction = async (): Promise<ActionResult> => {
       const snapshot = schema.snapshot;
+      used = snapshot;
       const resource = resolveResource(path, snapshot);
       const action = resource.action(path.action ?? restAction(request.method, path.key !== undefined, resource.toOne));
       checkMethod(action.kind, request.method);
@@ -347,7 +355,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     try {
       result = await runAction();
     } catch (error) {
-      result = await runAgainIfSchemaMoved(error, runAction, schema, database.dialect, request.log);
+      result = await runAgainIfSchemaMoved(error, runAction, schema, used, database.dialect, request.log);
     }
     return renderResult(result, reply, prefix);
   };

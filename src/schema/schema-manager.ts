@@ -38,6 +38,7 @@ export class SchemaManager {
   #timer: NodeJS.Timeout | undefined;
   #polling = false;
   #refreshing: Promise<void> | undefined;
+  #onChanged: ((version: number) => Promise<void>) | undefined;
 
   constructor(
     private readonly database: Database,
@@ -90,27 +91,61 @@ export class SchemaManager {
 
   /**
    * Reloads now, because a statement found the schema moved under it (another node changed
-   * it before this one's poll noticed). Concurrent callers share one reload.
+   * it before this one's poll noticed). `since`: the snapshot the statement used; when a newer
+   * one is installed already (another request's refresh, a poll), no reload is started for
+   * it. Concurrent callers share one reload; `atLeast` (a version the caller read from the
+   * database) makes sure the result is not older than that, reloading once more if the shared
+   * reload read the version before it.
    */
-  refresh(): Promise<void> {
-    this.#refreshing ??= this.#mutex.run(() => this.reload()).finally(() => {
-      this.#refreshing = undefined;
-    });
-    return this.#refreshing;
+  async refresh(since?: SchemaSnapshot, atLeast?: number): Promise<void> {
+    if (since === undefined || this.#snapshot === since) {
+      this.#refreshing ??= this.#mutex.run(() => this.reload()).finally(() => {
+        this.#refreshing = undefined;
+      });
+      await this.#refreshing;
+    }
+    if (atLeast !== undefined) await this.catchUp(atLeast);
   }
 
   /**
-   * Whether another node or worker changed the schema since this snapshot was read (one
-   * small read). A request refused for a name this snapshot does not know asks this before
-   * answering, so a collection created through another worker is usable at once.
+   * The stored schema version when it differs from `since`'s (a request's snapshot; by
+   * default the current one), else undefined: one small read. A request refused for a name
+   * its snapshot does not know asks this before answering, so a collection created through
+   * another worker or node is usable at once. It compares with the snapshot the request
+   * used, not the current one: when many requests miss at once, the first one's refresh
+   * installs the new snapshot before the others ask, and they must run again, not answer 404.
    */
-  async isStale(): Promise<boolean> {
-    return (await readSchemaVersion(this.database.db)) !== this.#snapshot.version;
+  async newerVersion(since: SchemaSnapshot = this.#snapshot): Promise<number | undefined> {
+    const version = await readSchemaVersion(this.database.db);
+    return version !== since.version ? version : undefined;
   }
 
+  /**
+   * Reloads unless the snapshot has reached `version` already (another worker of this node
+   * changed the schema and says which version it now serves). Not shared with a reload in
+   * flight: that one may have read the version before the change.
+   */
+  async catchUp(version: number): Promise<void> {
+    if (this.#snapshot.version >= version) return;
+    await this.#mutex.run(async () => {
+      if (this.#snapshot.version < version) await this.reload();
+    });
+  }
+
+  /** Called after every schema change made through this manager, with the version it serves then. */
+  onChanged(listener: (version: number) => Promise<void>): void {
+    this.#onChanged = listener;
+  }
+
+  /**
+   * Reads the version, then the definitions: the label is never newer than the definitions
+   * (at worst older, and the next poll reads them again). A snapshot older than the one
+   * installed is never installed (reloads run one at a time, so this only guards the order).
+   */
   async reload(): Promise<void> {
     const version = await readSchemaVersion(this.database.db);
     const defs = await readDefinitions(this.database.db);
+    if (version < this.#snapshot.version) return;
     this.#snapshot = new SchemaSnapshot(version, defs, this.database.dialect);
   }
 
@@ -338,6 +373,17 @@ export class SchemaManager {
    * another node is never overwritten with a stale copy.
    */
   private async change(apply: (trx: Trx, defs: CollectionDef[]) => Promise<void>): Promise<void> {
+    const before = this.#snapshot;
+    try {
+      await this.#changeLocked(apply);
+    } finally {
+      // The other workers (and nodes) serve the change before it is acknowledged; a failed
+      // change that still moved the version (MySQL commits at each DDL) is announced too.
+      if (this.#snapshot !== before) await this.#onChanged?.(this.#snapshot.version);
+    }
+  }
+
+  async #changeLocked(apply: (trx: Trx, defs: CollectionDef[]) => Promise<void>): Promise<void> {
     await this.#mutex.run(async () => {
       let failed = false;
       try {

@@ -75,5 +75,11 @@ for (const dialect of DIALECTS) {
         expect(reply.body.errors[0].code).toBe('COLLECTION_NOT_FOUND');
       }
     });
+
+    it('answers every one of 40 parallel creates into a collection another node just created (none 404 COLLECTION_NOT_FOUND)', async () => {
+      await a.collection({ name: 'burst', fields: [{ name: 'n', type: 'integer' }] });
+      const replies = await Promise.all(Array.from({ length: 40 }, (_, n) => b.post('/api/burst:create', { n })));
+      expect(replies.filter((reply) => reply.status !== 201).map((reply) => `${reply.status} ${reply.text}`)).toEqual([]);
+    });
   });
 }
