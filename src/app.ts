@@ -31,6 +31,7 @@ import type { Dialect } from './schema/types.js';
 import { Store, type StoreOptions } from './store/store.js';
 import { referencesOf } from './store/cascades.js';
 import { bothGrants, grantsOfScopes } from './store/scope.js';
+import { Propagation } from './cluster/propagation.js';
 import { ChangeFeed, DEFAULT_CHANGES_POLL_MS, DEFAULT_CHANGES_RETENTION_MS } from './changes/change-feed.js';
 import { ensureChangesTables } from './changes/changes-table.js';
 import { fusable, fusePostgresOutbox } from './changes/fused-outbox.js';
@@ -49,6 +50,8 @@ export interface BuiltApp {
   changes: ChangeFeed;
   /** Webhooks and their delivery loop. */
   webhooks: WebhookService;
+  /** Brings changes of users, roles, API keys and the schema into force on every worker and node. */
+  propagation: Propagation;
   /** Stops schema polling, finishes in-flight requests, closes the pool. */
   close(): Promise<void>;
 }
@@ -181,6 +184,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     log: app.log,
   });
   const authenticator = config.auth.enabled ? new Authenticator(database, config.auth, () => schema.snapshot, app.log) : undefined;
+  const propagation = new Propagation({
+    database,
+    pollMs: config.schemaPollMs,
+    ...(config.database.dialect === 'postgres' ? { listenUrl: config.database.url, connectMs: config.dbConnectTimeoutMs } : {}),
+    log: app.log,
+    apply: async (notice) => {
+      if (notice.auth) authenticator?.forgetUsers();
+      if (notice.schemaVersion !== undefined) await schema.catchUp(notice.schemaVersion);
+    },
+  });
   try {
     await schema.init();
     if (config.schemaFile !== undefined) {
@@ -207,17 +220,23 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     });
     await changes.start();
     webhooks.start();
+    await propagation.start();
   } catch (error) {
+    await propagation.close();
     await webhooks.close().catch((closeError: unknown) => app.log.error({ err: closeError }, 'stopping webhook delivery after a failed start failed'));
     await changes.close().catch((closeError: unknown) => app.log.error({ err: closeError }, 'stopping the change feed after a failed start failed'));
     await database.close().catch((closeError: unknown) => app.log.error({ err: closeError }, 'closing the database after a failed start failed'));
     throw error;
   }
   schema.startPolling(config.schemaPollMs);
+  // A change is in force on every worker of this node before it is acknowledged (docs/auth.md#propagation).
+  schema.onChanged((version) => propagation.announce({ auth: false, schemaVersion: version }));
   if (authenticator !== undefined) {
-    // A user's roles (and the fields scope filters read) apply on this node from the next request.
+    // A user's roles (and the fields scope filters read) apply from the next request, here and on the other workers.
     store.afterCommit((changes) => {
-      if (changes.get(USERS) ?? changes.get(ROLES) ?? changes.get(API_KEYS)) authenticator.forgetUsers();
+      if (changes.get(USERS) === undefined && changes.get(ROLES) === undefined && changes.get(API_KEYS) === undefined) return undefined;
+      authenticator.forgetUsers();
+      return propagation.announce({ auth: true });
     });
   }
 
@@ -370,6 +389,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ...(authenticator === undefined ? {} : { auth: authenticator }),
     changes,
     webhooks,
+    propagation,
     close: async () => {
       if (closed) return;
       closed = true;
@@ -377,6 +397,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       connections.drain();
       schema.stopPolling();
       authenticator?.stop();
+      await propagation.close();
       // Ends the open event streams, which would otherwise hold the server open.
       await webhooks.close();
       await changes.close();

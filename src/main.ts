@@ -8,6 +8,7 @@ import { access, constants } from 'node:fs/promises';
 import { APPLIES_SCHEMA_ENV, isRevokedMessage, REVOKED_MESSAGE, runPrimary, SHUTDOWN_MESSAGE, type RevokedMessage } from './cluster/run-primary.js';
 import type { Config } from './config/config.js';
 import { loadConfig } from './config/load-config.js';
+import { ClusterRelay } from './cluster/invalidation.js';
 import { CORRAL_VERSION } from './version.js';
 
 const USAGE = `Usage: corral [command] [options]
@@ -107,6 +108,7 @@ async function start(config: Config): Promise<void> {
     throw new Error(`cannot start: ${messageOf(error)}`);
   }
   const { app, close } = built;
+  let relay: ClusterRelay | undefined;
   if (cluster.isWorker) {
     // Which worker answered: the process tests check that workers share what they serve.
     const worker = String(process.pid);
@@ -114,6 +116,16 @@ async function start(config: Config): Promise<void> {
       reply.header('x-corral-worker', worker);
       done();
     });
+    // Changes of users, roles, API keys and the schema reach the other workers before they are acknowledged.
+    const send = (message: object): void => {
+      if (process.send === undefined) throw new Error('no channel to the primary');
+      process.send(message, undefined, {}, (error: Error | null) => {
+        if (error !== null) app.log.warn({ err: error }, 'a message to the primary was not sent');
+      });
+    };
+    relay = new ClusterRelay(send, (notice) => built.propagation.apply(notice), app.log);
+    const announce = relay.announce.bind(relay);
+    built.propagation.setRelay(announce);
   }
   let address: string;
   try {
@@ -163,6 +175,7 @@ async function start(config: Config): Promise<void> {
       if (message === SHUTDOWN_MESSAGE) shutDown('shutdown request from the primary');
       // Another worker's sign-out: the token stops working here too, at once.
       else if (isRevokedMessage(message)) built.auth?.noteRevoked(message.jti, message.expiresAt);
+      else void relay?.receive(message);
     });
     built.auth?.onRevoked((jti, expiresAt) => {
       const message: RevokedMessage = { type: REVOKED_MESSAGE, jti, expiresAt };

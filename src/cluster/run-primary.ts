@@ -7,9 +7,12 @@
  * (CRASH_LIMIT within CRASH_WINDOW_MS): then the primary stops the rest and exits 1.
  * SIGTERM/SIGINT asks every worker to drain (SHUTDOWN_MESSAGE); the primary exits 0 when all
  * exited 0, and kills what is left and exits 1 after CORRAL_SHUTDOWN_TIMEOUT_MS.
+ * A worker's change of users, roles, API keys or the schema is passed to every other worker,
+ * and the primary answers the worker once all of them dropped their caches (INVALIDATE_MESSAGE).
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { Config, LogLevel } from '../config/config.js';
+import { INVALIDATE_WAIT_MS, isInvalidatedMessage, isInvalidateMessage, type InvalidatedMessage } from './invalidation.js';
 
 /** Set in every worker's environment: its slot, 1..workers (a restarted worker keeps its slot). */
 export const WORKER_SLOT_ENV = 'CORRAL_WORKER_SLOT';
@@ -71,16 +74,61 @@ export async function runPrimary(config: Config): Promise<void> {
     });
     entry.worker.once('exit', (code, signal) => onExit(entry, code, signal));
     entry.worker.on('message', (message: unknown) => {
-      if (!isRevokedMessage(message)) return;
-      for (const other of slots.values()) if (other !== entry && other.worker.isConnected()) other.worker.send(message);
+      if (isRevokedMessage(message)) {
+        for (const other of slots.values()) if (other !== entry && other.worker.isConnected()) other.worker.send(message);
+      } else if (isInvalidateMessage(message)) relayInvalidation(entry, message);
+      else if (isInvalidatedMessage(message)) invalidated(entry, message.id);
     });
     // A message to a worker that is going away fails; its exit is handled above.
     entry.worker.on('error', () => undefined);
     return entry;
   };
 
+  /** Invalidations passed on and not yet confirmed by every worker, by id. */
+  const pending = new Map<string, { origin: Slot; waiting: Set<Slot>; timer: NodeJS.Timeout }>();
+  const answerOrigin = (id: string): void => {
+    const entry = pending.get(id);
+    if (entry === undefined) return;
+    pending.delete(id);
+    clearTimeout(entry.timer);
+    const done: InvalidatedMessage = { type: 'corral:invalidated', id };
+    if (entry.origin.worker.isConnected()) entry.origin.worker.send(done);
+  };
+  /**
+   * Passes a worker's invalidation to every other listening worker and answers it when all
+   * confirmed, or after INVALIDATE_WAIT_MS (a worker that does not answer is logged and not
+   * waited for: it drops its caches at its next poll at the latest). A worker not listening
+   * yet serves nothing; it is not waited for.
+   */
+  const relayInvalidation = (origin: Slot, message: { id: string }): void => {
+    const waiting = new Set([...slots.values()].filter((other) => other !== origin && other.listening && other.worker.isConnected()));
+    const timer = setTimeout(() => {
+      const late = pending.get(message.id);
+      if (late === undefined) return;
+      log('warn', `worker ${[...late.waiting].map((slot) => `${slot.slot} (pid ${slot.worker.process.pid})`).join(', ')} did not confirm a cache invalidation within ${INVALIDATE_WAIT_MS} ms; answering without it`);
+      answerOrigin(message.id);
+    }, INVALIDATE_WAIT_MS);
+    pending.set(message.id, { origin, waiting, timer });
+    for (const other of waiting) other.worker.send(message);
+    if (waiting.size === 0) answerOrigin(message.id);
+  };
+  const invalidated = (from: Slot, id: string): void => {
+    const entry = pending.get(id);
+    if (entry === undefined) return;
+    entry.waiting.delete(from);
+    if (entry.waiting.size === 0) answerOrigin(id);
+  };
+
   const onExit = (entry: Slot, code: number | null, signal: string | null): void => {
     if (slots.get(entry.slot) === entry) slots.delete(entry.slot);
+    // A worker that is gone has no caches left to drop.
+    for (const [id, waiting] of pending) {
+      if (waiting.waiting.delete(entry) && waiting.waiting.size === 0) answerOrigin(id);
+      else if (waiting.origin === entry) {
+        clearTimeout(waiting.timer);
+        pending.delete(id);
+      }
+    }
     if (shuttingDown) {
       // A worker killed before it listened has nothing to drain; any other must exit 0.
       if (entry.listening && code !== 0) failedExit = true;

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -235,4 +236,45 @@ export async function waitFor(probe: () => Promise<boolean>, what: string, timeo
 /** Non-empty lines of a text. */
 export function lines(text: string): string[] {
   return text.split('\n').filter((line) => line.trim() !== '');
+}
+
+/** An answer of `freshRequest`, with the pid of the worker that gave it (`x-corral-worker`). */
+export interface FreshAnswer {
+  status: number;
+  worker: string;
+  body: any;
+  text: string;
+}
+
+/**
+ * One request on a new connection (no keep-alive), so the primary hands it to the next worker.
+ * `headers` replaces the root sign-in that paths under /api/ get otherwise.
+ */
+export async function freshRequest(proc: CorralProcess, method: string, path: string, body?: unknown, headers?: Record<string, string>, timeoutMs = 10_000): Promise<FreshAnswer> {
+  const auth = headers ?? (path.startsWith('/api/') && !path.startsWith('/api/auth:signIn') ? await proc.authHeaders() : {});
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      `${proc.baseUrl}${path}`,
+      { method, agent: false, headers: { ...auth, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            parsed = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, worker: String(res.headers['x-corral-worker'] ?? ''), body: parsed, text });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${path}: no answer within ${timeoutMs} ms`)));
+    req.end(payload);
+  });
 }
