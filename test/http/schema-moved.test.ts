@@ -5,8 +5,8 @@ import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/test
 import { apiFor, testConfig, type TestApi } from '../support/test-app.js';
 
 /**
- * Two nodes over one database; node B never polls, so every change node A makes reaches B
- * only through a statement that finds the schema moved.
+ * Two nodes over one database; node B never polls and is never told, so every change node A
+ * makes reaches B only through a statement that finds the schema moved.
  */
 for (const dialect of DIALECTS) {
   describe(`schema changed by another node on ${dialect}`, () => {
@@ -20,6 +20,8 @@ for (const dialect of DIALECTS) {
       nodeA = await buildApp(testConfig(database));
       nodeB = await buildApp(testConfig(database, { schemaPollMs: SCHEMA_POLL_MS_MAX }));
       nodeB.schema.stopPolling();
+      // Nor is it told (PostgreSQL's NOTIFY, the change counter's poll).
+      await nodeB.propagation.close();
       a = apiFor(nodeA);
       b = apiFor(nodeB);
     });
