@@ -108,7 +108,6 @@ async function start(config: Config): Promise<void> {
     throw new Error(`cannot start: ${messageOf(error)}`);
   }
   const { app, close } = built;
-  let relay: ClusterRelay | undefined;
   if (cluster.isWorker) {
     // Which worker answered: the process tests check that workers share what they serve.
     const worker = String(process.pid);
@@ -123,9 +122,10 @@ async function start(config: Config): Promise<void> {
         if (error !== null) app.log.warn({ err: error }, 'a message to the primary was not sent');
       });
     };
-    relay = new ClusterRelay(send, (notice) => built.propagation.apply(notice), app.log);
-    const announce = relay.announce.bind(relay);
-    built.propagation.setRelay(announce);
+    const relay = new ClusterRelay(send, (notice) => built.propagation.apply(notice), app.log);
+    // Before listening: the primary counts on every listening worker to confirm.
+    process.on('message', (message: unknown) => void relay.receive(message));
+    built.propagation.setRelay((notice) => relay.announce(notice));
   }
   let address: string;
   try {
@@ -175,7 +175,6 @@ async function start(config: Config): Promise<void> {
       if (message === SHUTDOWN_MESSAGE) shutDown('shutdown request from the primary');
       // Another worker's sign-out: the token stops working here too, at once.
       else if (isRevokedMessage(message)) built.auth?.noteRevoked(message.jti, message.expiresAt);
-      else void relay?.receive(message);
     });
     built.auth?.onRevoked((jti, expiresAt) => {
       const message: RevokedMessage = { type: REVOKED_MESSAGE, jti, expiresAt };
