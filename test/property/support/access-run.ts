@@ -39,6 +39,8 @@ class Harness {
   roles = 0;
   lastEvent = 0;
   requests = 0;
+  compared = 0;
+  scenarios = 0;
   readonly statuses = new Map<string, number>();
   readonly survey = new Map<string, string[]>();
   token = '';
@@ -82,7 +84,7 @@ const describe = (template: RequestTemplate, resolved: Resolved, reply: Reply): 
   `${template.method} ${decodeURIComponent(resolved.url)}${resolved.body === undefined ? '' : ` body=${JSON.stringify(resolved.body)}`}\n    → ${reply.status} ${reply.text.slice(0, 400)}`;
 
 /** Sends one request and returns what the oracle finds wrong, and root's rows after it. */
-async function step(h: Harness, grant: Grant, template: RequestTemplate, world: World, after: number): Promise<{ leaks: string[]; world: World }> {
+async function step(h: Harness, grant: Grant, template: RequestTemplate, world: World, after: number): Promise<{ leaks: string[]; world: World; sent: string }> {
   const resolved = resolve(template, { world, grant, userId: h.userId, after });
   const reply = await h.send(template.method, resolved);
   const outcome = `${template.family} ${reply.status}${reply.status >= 400 ? ` ${String(reply.body?.errors?.[0]?.code)}` : ''}`;
@@ -106,18 +108,23 @@ async function step(h: Harness, grant: Grant, template: RequestTemplate, world: 
     }
   }
   let world2 = now;
-  if (!changed && resolved.compared.length > 0) {
+  // A 2xx item answer holds other keys that may equal a compared one; it is judged by the answer checks instead.
+  const itemAnswer = reply.status < 400 && typeof reply.body?.data === 'object' && reply.body?.data !== null;
+  if (!changed && !itemAnswer && resolved.compared.length > 0) {
     const missing = resolve(template, { world, grant, userId: h.userId, after, asMissing: true });
     const other = await h.send(template.method, missing);
     const difference = sameAsMissing(reply, other, resolved.compared);
+    h.compared += 1;
     if (difference !== undefined) leaks.push({ kind: 'existence', detail: `${difference}\n    with missing keys: ${decodeURIComponent(missing.url)}${missing.body === undefined ? '' : ` body=${JSON.stringify(missing.body)}`}` });
     if (other.status < 400) world2 = await readWorld(h.root);
   }
-  return { leaks: leaks.map((leak) => `[${leak.kind}] ${leak.detail}\n    request: ${describe(template, resolved, reply)}`), world: world2 };
+  const sent = `${template.method} ${decodeURIComponent(resolved.url)}${resolved.body === undefined ? '' : ` ${JSON.stringify(resolved.body)}`} → ${reply.status}`;
+  return { leaks: leaks.map((leak) => `[${leak.kind}] ${leak.detail}\n    request: ${describe(template, resolved, reply)}`), world: world2, sent };
 }
 
 async function runScenario(h: Harness, scenario: Scenario, run: number): Promise<string[]> {
   h.roles += 1;
+  h.scenarios += 1;
   const role = `prop_${h.roles}`;
   const created = await h.root.post('/api/roles:create', roleBody(role, scenario.grant));
   if (created.status !== 201) throw new Error(`roles:create refused the generated grant: ${created.status} ${created.text}\n${JSON.stringify(roleBody(role, scenario.grant))}`);
@@ -129,12 +136,18 @@ async function runScenario(h: Harness, scenario: Scenario, run: number): Promise
   h.lastEvent = after;
   let world = await readWorld(h.root);
   const found: string[] = [];
+  const sent: string[] = [];
   for (const template of scenario.requests) {
     const result = await step(h, scenario.grant, template, world, after);
     world = result.world;
+    sent.push(result.sent);
     if (result.leaks.length > 0) {
       found.push(...result.leaks);
-      if (!SURVEY) break;
+      if (!SURVEY) {
+        // The requests before the failing one set up the rows it saw.
+        if (sent.length > 1) found.push(`requests of the scenario before it:\n    ${sent.slice(0, -1).join('\n    ')}`);
+        break;
+      }
     }
   }
   if (SURVEY) for (const leak of found) {
@@ -162,7 +175,7 @@ export async function checkAccess(label: string, h: Harness): Promise<void> {
     endOnFailure: SURVEY || env.ACCESS_SHRINK === '0',
   });
   const ms = performance.now() - started;
-  console.log(`[access ${label}] ${details.numRuns} scenarios, ${h.requests} requests as the user in ${(ms / 1000).toFixed(1)} s, seed ${ACCESS_SEED}; outcomes ${JSON.stringify(Object.fromEntries([...h.statuses].sort(([a], [b]) => a.localeCompare(b))))}`);
+  console.log(`[access ${label}] ${h.scenarios} scenarios (${details.numRuns} before any failure, the rest shrinking), ${h.requests} requests as the user (${h.compared} out-of-scope/missing comparisons) in ${(ms / 1000).toFixed(1)} s, seed ${ACCESS_SEED}; outcomes ${JSON.stringify(Object.fromEntries([...h.statuses].sort(([a], [b]) => a.localeCompare(b))))}`);
   if (SURVEY) console.log(`[access ${label}] survey, leak kinds found (ACCESS_SEED=${ACCESS_SEED}):\n${[...h.survey].map(([kind, list]) => `== ${kind}\n  ${list.join('\n  ')}`).join('\n')}`);
   if (details.failed) {
     throw new Error(`access property on ${label} failed; reproduce with ACCESS_SEED=${ACCESS_SEED} ACCESS_PATH=${details.counterexamplePath ?? '?'} (CORRAL_TEST_DIALECTS=${label})\n${details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance)}`);
