@@ -5,7 +5,7 @@ import { defineAccessSchema, resetRows } from './access-schema.js';
 import { answerLeaks, type Leak } from './check-answer.js';
 import { eventLeaks, lastEventId } from './check-events.js';
 import { diffWorlds, writeLeaks, writtenKeys } from './check-writes.js';
-import { grantArb, roleBody, type Grant } from './grant.js';
+import { ACTIONS, grantArb, roleBody, type Grant } from './grant.js';
 import { readArb } from './read-arbitraries.js';
 import { resolve, type RequestTemplate, type Resolved } from './request-template.js';
 import { sameAsMissing } from './same-as-missing.js';
@@ -27,7 +27,9 @@ export interface Scenario {
   readonly grant: Grant;
   readonly requests: readonly RequestTemplate[];
 }
-export const scenarioArb: fc.Arbitrary<Scenario> = fc.record({ grant: grantArb, requests: fc.array(fc.oneof(readArb(), writeArb()), { minLength: 6, maxLength: 14 }) });
+/** ACCESS_OPEN=1: every role unrestricted, a check of the oracle itself (it must find nothing). */
+const grants: fc.Arbitrary<Grant> = env.ACCESS_OPEN === '1' ? fc.constant({ strategy: [...ACTIONS], resources: {} }) : grantArb;
+export const scenarioArb: fc.Arbitrary<Scenario> = fc.record({ grant: grants, requests: fc.array(fc.oneof(readArb(), writeArb()), { minLength: 6, maxLength: 14 }) });
 
 interface Reply {
   status: number;

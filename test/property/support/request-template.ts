@@ -57,6 +57,8 @@ export interface Resolved {
 }
 
 export const MISSING_BASE = 900_000;
+/** Integer fields a `field` ref may name: a value no row has is a number too. */
+const NUMBERS = new Set(['views', 'ownerId', 'rating']);
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export interface ResolveContext {
@@ -73,15 +75,16 @@ export function resolve(template: RequestTemplate, ctx: ResolveContext): Resolve
   const pickRow = (ref: Ref): unknown => {
     const rows = [...ctx.world[ref.$ref].values()];
     const pool = ref.pick === 'any' ? rows : ref.pick === 'missing' ? [] : rows.filter((row) => inScope(ctx.grant, ref.scope, ref.$ref, row, ctx.world, ctx.userId) === (ref.pick === 'in'));
-    // A compared ref's stand-in is distinct per position, so the two answers map one to one.
-    const missing = MISSING_BASE + ref.n + (ref.pick === 'out' && ref.compare === true ? 1000 * (compared.length + 1) : 0);
-    if (pool.length === 0) return ref.field === undefined ? missing : `none-${ref.n}`;
+    const missing = MISSING_BASE + ref.n;
+    if (pool.length === 0) return ref.field === undefined || NUMBERS.has(ref.field) ? missing : `none-${ref.n}`;
     const row = pool[ref.n % pool.length]!;
     if (ref.field !== undefined) return row[ref.field];
     const key = Number(row.id);
     if (ref.pick === 'out' && ref.compare === true) {
-      compared.push([key, missing]);
-      if (ctx.asMissing === true) return missing;
+      // Each compared position gets its own stand-in (above every plain missing key), so the two answers map one to one.
+      const stand = MISSING_BASE + 1000 * (compared.length + 1) + ref.n;
+      compared.push([key, stand]);
+      if (ctx.asMissing === true) return stand;
     }
     return key;
   };

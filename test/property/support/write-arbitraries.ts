@@ -86,7 +86,7 @@ function associationWriteArb(collection: CollectionName): fc.Arbitrary<RequestTe
     const toMany = relation.kind === 'hasMany' || relation.kind === 'belongsToMany';
     const actions = toMany ? ['create', 'add', 'set', 'remove', 'toggle'] : ['create', 'set', 'remove'];
     const keys = toMany ? fc.array(refArb(relation.target, 'view', true), { minLength: 1, maxLength: 2 }) : refArb(relation.target, 'view', true);
-    return fc.tuple(fc.constantFrom(...actions), refArb(collection, 'update', false), keys, bodyArb(relation.target, 1)).map(([action, source, key, body]): RequestTemplate =>
+    return fc.tuple(fc.constantFrom(...actions), refArb(collection, 'update', false, true), keys, bodyArb(relation.target, 1)).map(([action, source, key, body]): RequestTemplate =>
       action === 'create'
         ? { family: 'assoc:create', method: 'POST', path: [`${collection}/`, source, `/${relation.name}:create`], query: {}, body, answers: relation.target, kind: 'write', probes: [] }
         : { family: `link:${action}`, method: 'POST', path: [`${collection}/`, source, `/${relation.name}:${action}`], query: {}, ...(action === 'remove' && !toMany ? {} : { body: key }), kind: 'none', probes: [] },
