@@ -121,7 +121,7 @@ async function step(h: Harness, grant: Grant, template: RequestTemplate, world: 
     if (other.status < 400) world2 = await readWorld(h.root);
   }
   const sent = `${template.method} ${decodeURIComponent(resolved.url)}${resolved.body === undefined ? '' : ` ${JSON.stringify(resolved.body)}`} → ${reply.status}`;
-  return { leaks: leaks.map((leak) => `[${leak.kind}] ${leak.detail}\n    request: ${describe(template, resolved, reply)}`), world: world2, sent };
+  return { leaks: leaks.map((leak) => `[${leak.kind} @ ${template.family}] ${leak.detail}\n    request: ${describe(template, resolved, reply)}`), world: world2, sent };
 }
 
 async function runScenario(h: Harness, scenario: Scenario, run: number): Promise<string[]> {
@@ -153,9 +153,10 @@ async function runScenario(h: Harness, scenario: Scenario, run: number): Promise
     }
   }
   if (SURVEY) for (const leak of found) {
+    // One entry per leak kind and route family, two examples each.
     const kind = leak.slice(1, leak.indexOf(']'));
     const list = h.survey.get(kind) ?? [];
-    if (list.length < 3) list.push(`ACCESS_PATH=${run}: ${leak}\n    grant: ${JSON.stringify(roleBody(role, scenario.grant).resources)} strategy ${JSON.stringify(scenario.grant.strategy)}`);
+    if (list.length < 2) list.push(`ACCESS_PATH=${run}: ${leak}\n    grant: ${JSON.stringify(roleBody(role, scenario.grant).resources)} strategy ${JSON.stringify(scenario.grant.strategy)}`);
     h.survey.set(kind, list);
   }
   return found;
@@ -178,7 +179,7 @@ export async function checkAccess(label: string, h: Harness): Promise<void> {
   });
   const ms = performance.now() - started;
   console.log(`[access ${label}] ${h.scenarios} scenarios (${details.numRuns} before any failure, the rest shrinking), ${h.requests} requests as the user (${h.compared} out-of-scope/missing comparisons) in ${(ms / 1000).toFixed(1)} s, seed ${ACCESS_SEED}; outcomes ${JSON.stringify(Object.fromEntries([...h.statuses].sort(([a], [b]) => a.localeCompare(b))))}`);
-  if (SURVEY) console.log(`[access ${label}] survey, leak kinds found (ACCESS_SEED=${ACCESS_SEED}):\n${[...h.survey].map(([kind, list]) => `== ${kind}\n  ${list.join('\n  ')}`).join('\n')}`);
+  if (SURVEY) console.log(`[access ${label}] survey, leak kinds found (ACCESS_SEED=${ACCESS_SEED}):\n${[...h.survey].sort(([a], [b]) => a.localeCompare(b)).map(([kind, list]) => `== ${kind}\n  ${list.join('\n  ')}`).join('\n')}`);
   if (details.failed) {
     throw new Error(`access property on ${label} failed; reproduce with ACCESS_SEED=${ACCESS_SEED} ACCESS_PATH=${details.counterexamplePath ?? '?'} (CORRAL_TEST_DIALECTS=${label})\n${details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance)}`);
   }
