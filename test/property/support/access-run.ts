@@ -175,7 +175,7 @@ export async function checkAccess(label: string, h: Harness): Promise<void> {
     numRuns: ACCESS_RUNS,
     ...(ACCESS_PATH === undefined ? {} : { path: ACCESS_PATH }),
     ...(ACCESS_TIME_LIMIT_MS === undefined ? {} : { interruptAfterTimeLimit: ACCESS_TIME_LIMIT_MS, markInterruptAsFailure: false }),
-    endOnFailure: SURVEY || env.ACCESS_SHRINK === '0',
+    endOnFailure: SURVEY || ACCESS_PATH !== undefined || env.ACCESS_SHRINK === '0',
   });
   const ms = performance.now() - started;
   console.log(`[access ${label}] ${h.scenarios} scenarios (${details.numRuns} before any failure, the rest shrinking), ${h.requests} requests as the user (${h.compared} out-of-scope/missing comparisons) in ${(ms / 1000).toFixed(1)} s, seed ${ACCESS_SEED}; outcomes ${JSON.stringify(Object.fromEntries([...h.statuses].sort(([a], [b]) => a.localeCompare(b))))}`);
