@@ -89,8 +89,11 @@ function columnChange(ctx: Ctx, collection: CollectionName, old: Row, now: Row, 
     if (to !== null && ownerMayLink(ctx, target, to, relation)) return undefined;
     if (from !== null && ownerMayLink(ctx, target, from, relation)) return undefined;
   }
-  if (byOwnUpdate) return `${collection} ${String(old.id)}.${column} linked to ${target} ${String(to)}, which is not visible`;
-  return `${collection} ${String(old.id)}.${column} changed ${JSON.stringify(from)} → ${JSON.stringify(to)} without a grant that allows it`;
+  const why = [
+    byOwnUpdate ? `${target} ${String(to)} is not visible` : `not by ${collection}'s update grant`,
+    relation === undefined ? undefined : !linkable(ctx, collection, old.id) ? `${collection} ${String(old.id)} is not visible for a link from ${target}.${relation}` : `not by ${target}'s update grant naming ${relation}`,
+  ].filter((reason) => reason !== undefined);
+  return `${collection} ${String(old.id)}.${column} changed ${JSON.stringify(from)} → ${JSON.stringify(to)}: ${why.join('; ')}`;
 }
 
 function insertProblem(ctx: Ctx, collection: CollectionName, row: Row): string | undefined {
@@ -138,7 +141,7 @@ export function writeLeaks(grant: Grant, userId: number, before: World, after: W
   for (const [collection, old, now, columns] of diff.updated) {
     for (const column of columns) {
       const problem = columnChange(ctx, collection, old, now, column);
-      if (problem !== undefined) leaks.push({ kind: problem.includes('not visible') || targetOf(collection, column) !== undefined ? 'write-link' : 'write-update', detail: problem });
+      if (problem !== undefined) leaks.push({ kind: targetOf(collection, column) !== undefined ? 'write-link' : 'write-update', detail: problem });
     }
   }
   return leaks;

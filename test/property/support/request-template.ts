@@ -82,8 +82,9 @@ export function resolve(template: RequestTemplate, ctx: ResolveContext): Resolve
     const key = Number(row.id);
     if (ref.pick === 'out' && ref.compare === true) {
       // Each compared position gets its own stand-in (above every plain missing key), so the two answers map one to one.
-      const stand = MISSING_BASE + 1000 * (compared.length + 1) + ref.n;
-      compared.push([key, stand]);
+      const seen = compared.find(([k]) => k === key);
+      const stand = seen?.[1] ?? MISSING_BASE + 1000 * (compared.length + 1) + ref.n;
+      if (seen === undefined) compared.push([key, stand]);
       if (ctx.asMissing === true) return stand;
     }
     return key;
