@@ -17,8 +17,16 @@
  * Longer:     ACCESS_RUNS=<scenarios> (no time limit unless ACCESS_TIME_LIMIT_MS is set too;
  *             default 55 scenarios, ~550 requests, stopped after 150 s), ACCESS_SEED=<other>.
  * Survey:     ACCESS_SURVEY=1 records every leak and carries on, then prints the leak kinds
- *             with up to three examples each (ACCESS_PATH=<n> replays one); ACCESS_SHRINK=0
+ *             per route family, two examples each (ACCESS_PATH=<n> replays one); ACCESS_SHRINK=0
  *             stops at the first failure without shrinking.
+ * Self-check: ACCESS_OPEN=1 gives every scenario an unrestricted role; the oracle must then
+ *             find nothing (a check of the oracle, not of the server).
+ * Decisions where the semantics are silent: a link (nested key, key column, add/set/remove/
+ * toggle, association create) needs the relation (or its key column) in the writing side's
+ * field list when that list is given; unlinking a row the caller cannot see (hasMany/hasOne
+ * set semantics) counts as changing it; a 2xx read whose filter, sort, q or query reaches a
+ * collection without a view grant is a failure ("touch"), as is one naming a field outside a
+ * view field list ("probe"); `updatedAt` is not judged; create grants get no row filters.
  */
 import { beforeAll, describe, it } from 'vitest';
 import { useDialectApp } from '../support/test-app.js';
