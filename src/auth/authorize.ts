@@ -11,6 +11,8 @@ import { ROLES, USERS } from './system-collections.js';
 
 /** Actions on an association that change the source's links: they need `update` on the source. */
 const LINK_ACTIONS = new Set(['add', 'set', 'remove', 'toggle', 'move']);
+const NOTHING: ReadonlySet<string> = new Set();
+
 /** An action name no role grants on any collection, used to ask about the strategy alone. */
 const ANY_COLLECTION = '\u0000any';
 
@@ -85,7 +87,8 @@ function checkProbes(access: Access, scopes: Scopes, main: Collection, mainActio
   if (!hasFieldLists(scopes) && mainView?.fields === undefined) return;
   // A write's probes are read under the main collection's view grant, or the write's own field list without one.
   const mainFields = mainAction === 'view' || mainView !== undefined ? scopes.get(main.name)?.fields : access.grant(main.name, mainAction)?.fields;
-  checkReadable((collection) => (collection.name === main.name ? mainFields : scopes.get(collection.name)?.fields), main, request);
+  // A collection without a view grant has no readable field: a path through it is refused like a hidden field.
+  checkReadable((collection) => (collection.name === main.name ? mainFields : scopes.get(collection.name)?.denied ? NOTHING : scopes.get(collection.name)?.fields), main, request);
 }
 
 /**

@@ -10,13 +10,16 @@ import type { Scopes } from '../store/scope.js';
 /** The fields a caller may read of a collection, by name (undefined: all of them). */
 export type Readable = (collection: Collection) => ReadonlySet<string> | undefined;
 
-/** Whether any collection has a field list: without one nothing can be probed and nothing is bound twice. */
+/**
+ * Whether any collection has a field list or no view grant at all: without either nothing
+ * can be probed and nothing is bound twice.
+ */
 const withFieldLists = new WeakMap<Scopes, boolean>();
 
 export function hasFieldLists(scopes: Scopes): boolean {
   let known = withFieldLists.get(scopes);
   if (known === undefined) {
-    known = [...scopes.values()].some((scope) => scope.fields !== undefined);
+    known = [...scopes.values()].some((scope) => scope.fields !== undefined || scope.denied === true);
     withFieldLists.set(scopes, known);
   }
   return known;

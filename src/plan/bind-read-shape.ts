@@ -66,6 +66,8 @@ function bindLevel(collection: Collection, tree: PathTree, path: string): ReadSh
       }),
     );
     output = output.filter((field) => !drop.has(field));
+    // Nothing left to select would be an empty SELECT list: refuse it as the mistake it is.
+    if (output.length === 0 && tree.appends.size === 0) throw new ApiError('PARAM_INVALID', `except removes every field of ${collection.name}${path === '' ? '' : ` at ${path.slice(0, -1)}`}: nothing is left to return`, { field: 'except' });
   }
   const appends: AppendNode[] = [];
   for (const [name, child] of tree.appends) {

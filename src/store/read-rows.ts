@@ -9,6 +9,9 @@ import { DIALECT_TRAITS } from '../sql/dialect-traits.js';
 import { countRows as countQuery, selectQuery, selectRows } from '../sql/select-rows.js';
 import type { FilterNode } from '../plan/filter-node.js';
 import { ApiError } from '../errors/api-error.js';
+import { keyFilter } from '../plan/bind-keys.js';
+import { TRUE_NODE } from '../plan/filter-node.js';
+import { canonical } from './canonical.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
 /** Rows fetched per round trip when streaming `paginate=false`; appends load per batch. */
@@ -71,9 +74,27 @@ function grantedAppends(unit: UnitOfWork, nodes: AppendNode[]): AppendNode[] {
  */
 export async function toItems(unit: UnitOfWork, collection: Collection, requested: ReadShape, rows: Row[], answer = false): Promise<Item[]> {
   const shape = grantedShape(unit, collection, requested, answer);
-  const items = rows.map((row) => collection.decode(row, shape.output));
-  if (shape.appends.length > 0) await loadAppends(unit.db, unit.dialect, rows, items, shape.appends, unit.scopeOf);
-  return items;
+  const hidden = answer ? await outOfView(unit, collection, rows) : undefined;
+  const shown = hidden === undefined ? rows : rows.filter((row) => !hidden.has(row));
+  const items = shown.map((row) => collection.decode(row, shape.output));
+  if (shape.appends.length > 0) await loadAppends(unit.db, unit.dialect, shown, items, shape.appends, unit.scopeOf);
+  if (hidden === undefined) return items;
+  // A row the caller wrote but may not view (its update scope is wider than its view scope) answers with its key alone.
+  const key = collection.key;
+  let next = 0;
+  return rows.map((row) => (hidden.has(row) ? { [key.name]: key.type.fromDb(row[key.name], unit.dialect, key.def) } : items[next++]!));
+}
+
+/** The rows a write returned that lie outside the caller's view row filter (undefined: none can). */
+async function outOfView(unit: UnitOfWork, collection: Collection, rows: Row[]): Promise<Set<Row> | undefined> {
+  const scope = unit.scopes.get(collection.name);
+  if (scope === undefined || scope.denied || scope.where === TRUE_NODE || rows.length === 0) return undefined;
+  const key = collection.key;
+  const text = (row: Row) => String(canonical(key, row[key.name], unit.dialect));
+  const where = keyFilter(collection, rows.map((row) => canonical(key, row[key.name], unit.dialect)));
+  const visible = new Set((await selectRows(unit, { collection, where: unit.where(collection, where), select: [key], order: [] }, unit.scopeOf)).map(text));
+  const hidden = new Set(rows.filter((row) => !visible.has(text(row))));
+  return hidden.size === 0 ? undefined : hidden;
 }
 
 /**

@@ -8,7 +8,8 @@ import { inScope, type Row, type World } from './world.js';
  * answer's items (appended ones at every level): each object of collection C carries only
  * fields of C's view field set (the key always), is a stored row within C's view row filter,
  * and shows that row's stored values. A write's answer may name a row it wrote by its key
- * alone even outside the view scope (semantics: "the key field only").
+ * alone even outside the view scope (semantics: "the key field only"), and so may an update
+ * name the rows of its update scope it matched.
  */
 export interface Leak {
   readonly kind: string;
@@ -34,7 +35,8 @@ function checkItem(item: Record<string, unknown>, collection: CollectionName, ct
   const columns = keys.filter((k) => relationOf(collection, k) === undefined);
   const keyOnly = relations.length === 0 && columns.every((k) => k === 'id');
   const id = item.id;
-  if (write && keyOnly && id !== undefined && ctx.written.has(`${collection}:${String(id)}`)) return;
+  // Key only: a row the request wrote, or one within its update scope (a no-op update changes nothing yet names the rows it matched).
+  if (write && keyOnly && id !== undefined && (ctx.written.has(`${collection}:${String(id)}`) || inScope(ctx.grant, 'update', collection, ctx.world[collection].get(Number(id)), ctx.world, ctx.userId))) return;
   for (const column of columns) {
     if (!SCHEMA[collection].columns.includes(column)) leaks.push({ kind: 'field', detail: `${collection}.${column} is not a field of ${collection}` });
     else if (view === undefined ? column !== 'id' : !fieldAllowed(view, collection, column)) leaks.push({ kind: 'field', detail: `${collection}.${column} outside the view grant` });
