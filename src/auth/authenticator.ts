@@ -310,7 +310,7 @@ export class Authenticator {
       if (key === undefined || key.tokenHash !== tokenHash(token) || String(key.userId) !== sub) {
         throw new ApiError('AUTH_INVALID_TOKEN', 'the API key has been revoked');
       }
-      // A key older than its user was made by a deleted user whose id was given again (SQLite reuses the highest rowid).
+      // A key older than its user was made by a deleted user whose id came back (given explicitly, a restored dump).
       const createdAt = this.snapshot().get(API_KEYS)!.fields.get('createdAt')!;
       const keyMade = key.createdAt === null ? Number.NaN : Date.parse(String(createdAt.type.fromDb(key.createdAt, this.database.dialect, createdAt.def)));
       if (!(keyMade >= Date.parse(String(user.createdAt)))) throw new ApiError('AUTH_INVALID_TOKEN', 'the API key\'s creator no longer exists');

@@ -48,6 +48,8 @@ export class SignInLimiter {
 
   /** Records the attempt, or refuses it with 429 RATE_LIMITED and Retry-After when a limit is reached. */
   async begin(account: string, address: string, known: boolean): Promise<SignInAttempt> {
+    // The column's width; an address is at most 45 characters (IPv6 with an IPv4 tail) plus a zone.
+    address = address.slice(0, 64);
     const now = this.clock();
     const since = now - FAILURE_WINDOW_MS;
     if (now - this.#lastPrune >= PRUNE_FAILURES_EVERY_MS) {
@@ -60,7 +62,7 @@ export class SignInLimiter {
     let wait = this.#wait(byAccount, ACCOUNT_FAILURES, now);
     if (!known || byAccount.length > 0) wait = Math.max(wait, this.#wait(await this.#others('address', address, since, id, ADDRESS_FAILURES), ADDRESS_FAILURES, now));
     if (wait > 0) {
-      await this.db.deleteFrom(FAILURES_TABLE).where('id', '=', id).execute();
+      await this.db.deleteFrom(FAILURES_TABLE).where('account', '=', account).where('failed_at', '=', now).where('id', '=', id).execute();
       throw new ApiError('RATE_LIMITED', 'too many failed sign-ins; try again later', { headers: { 'retry-after': String(wait) } });
     }
     return {
