@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AuthConfig } from '../config/config.js';
@@ -7,8 +7,8 @@ import { ApiError } from '../errors/api-error.js';
 import { hashPassword, verifyPassword } from '../schema/field-types/password-type.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import type { Scopes } from '../store/scope.js';
-import { DIALECT_TRAITS } from '../sql/dialect-traits.js';
 import { runSql } from '../sql/query-cache.js';
+import { apiKeyRoles, createApiKey } from './api-keys.js';
 import { insertRevocation, loadSecret, pruneRevocations, revokedSince } from './auth-tables.js';
 import { Access, roleDef, type RoleDef } from './permissions.js';
 import type { Principal } from './principal.js';
@@ -24,8 +24,6 @@ const MAX_CACHED_USERS = 10_000;
 /** Revocations are read again with this overlap, so one committed late is not missed. */
 const REVOCATION_OVERLAP_MS = 5000;
 const PRUNE_EVERY_MS = 10 * 60 * 1000;
-/** Lifetime of an API key created without expiresIn. */
-const API_KEY_DEFAULT_TTL_SECONDS = 365 * 24 * 3600;
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 /**
  * A verified token's claims are reused for this long (never past its expiry): verifying an
@@ -186,30 +184,8 @@ export class Authenticator {
    * `apiKeys:create` `{name, role, expiresIn?}`: the key acts as its creator restricted to
    * `role` (one the creator holds). Returns the token once; only its digest is stored.
    */
-  async createApiKey(principal: Principal, body: unknown): Promise<{ id: number; token: string }> {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiError('BODY_INVALID', 'apiKeys:create needs {"name", "role", "expiresIn"?}');
-    const { name, role, expiresIn } = body as Record<string, unknown>;
-    if (typeof name !== 'string' || name === '') throw new ApiError('VALIDATION_FAILED', 'name must be a non-empty string', { field: 'name' });
-    if (typeof role !== 'string') throw new ApiError('VALIDATION_FAILED', 'role must be a role name', { field: 'role' });
-    if (expiresIn !== undefined && expiresIn !== null && !(Number.isInteger(expiresIn) && (expiresIn as number) > 0)) {
-      throw new ApiError('VALIDATION_FAILED', 'expiresIn must be a positive number of seconds', { field: 'expiresIn' });
-    }
-    if (!principal.roles.includes(role) && !principal.roles.includes(ROOT_ROLE)) throw new ApiError('FORBIDDEN', `you cannot give a key the role ${role}`, { field: 'role' });
-    if (principal.apiKeyId !== undefined) throw new ApiError('FORBIDDEN', 'an API key cannot create API keys');
-    const keys = this.snapshot().get(API_KEYS)!;
-    const ttl = typeof expiresIn === 'number' ? expiresIn : API_KEY_DEFAULT_TTL_SECONDS;
-    const now = new Date();
-    const values: Record<string, unknown> = { name, role, expiresIn: typeof expiresIn === 'number' ? expiresIn : null, expiresAt: new Date(now.getTime() + ttl * 1000), userId: principal.user.id, createdAt: now, updatedAt: now };
-    const row: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(values)) if (value !== null) row[key] = keys.fields.get(key)!.type.toDb(value, this.database.dialect);
-    const { db } = this.database;
-    // apiKeys has integer ids (SQLite may hand them back as BigInt).
-    const id = Number(DIALECT_TRAITS[this.database.dialect].returning
-      ? (await db.insertInto(API_KEYS).values(row).returning('id').executeTakeFirstOrThrow()).id
-      : (await db.insertInto(API_KEYS).values(row).executeTakeFirstOrThrow()).insertId);
-    const token = await this.sign({ sub: String(principal.user.id), key: String(id) }, ttl);
-    await this.database.db.updateTable(API_KEYS).set({ tokenHash: tokenHash(token) }).where('id', '=', id).execute();
-    return { id, token };
+  createApiKey(principal: Principal, body: unknown): Promise<{ id: number; token: string }> {
+    return createApiKey(this.database, this.snapshot().get(API_KEYS)!, principal, body, (claims, ttl) => this.sign(claims, ttl));
   }
 
 
@@ -306,17 +282,7 @@ export class Authenticator {
     let apiKeyId: string | undefined;
     if (typeof payload.key === 'string') {
       apiKeyId = payload.key;
-      const key = await this.database.db.selectFrom(API_KEYS).select(['role', 'tokenHash', 'userId', 'createdAt']).where('id', '=', apiKeyId).executeTakeFirst();
-      if (key === undefined || key.tokenHash !== tokenHash(token) || String(key.userId) !== sub) {
-        throw new ApiError('AUTH_INVALID_TOKEN', 'the API key has been revoked');
-      }
-      // A key older than its user was made by a deleted user whose id came back (given explicitly, a restored dump).
-      const createdAt = this.snapshot().get(API_KEYS)!.fields.get('createdAt')!;
-      const keyMade = key.createdAt === null ? Number.NaN : Date.parse(String(createdAt.type.fromDb(key.createdAt, this.database.dialect, createdAt.def)));
-      if (!(keyMade >= Date.parse(String(user.createdAt)))) throw new ApiError('AUTH_INVALID_TOKEN', 'the API key\'s creator no longer exists');
-      // The key acts as its creator restricted to its role, and stops while the creator lacks it.
-      if (!held.includes(String(key.role)) && !held.includes(ROOT_ROLE)) throw new ApiError('AUTH_INVALID_TOKEN', 'the API key\'s role has been taken from its creator');
-      held = [String(key.role)];
+      held = await apiKeyRoles(this.database, this.snapshot().get(API_KEYS)!, { id: apiKeyId, token, user, held });
     }
     const refused = refusal(payload, userEntry.credential, held, apiKeyId !== undefined);
     if (refused !== undefined) throw new ApiError('AUTH_INVALID_TOKEN', refused);
@@ -403,9 +369,4 @@ export class Authenticator {
 export function rolesOf(user: User): string[] {
   const roles = user.roles;
   return Array.isArray(roles) ? roles.filter((role): role is string => typeof role === 'string') : [];
-}
-
-/** API keys are stored as this digest: the token itself is high-entropy, a slow hash adds nothing. */
-export function tokenHash(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
 }
