@@ -212,7 +212,7 @@ export class Authenticator {
       .where((eb) => eb.or([eb('email', '=', account), eb('username', '=', account)]))
       .executeTakeFirst();
     // Failures count per user whatever the spelling (email or username), and per address.
-    const attempt = await this.#limiter.begin(accountKey(row?.id as string | number | undefined, account), address, row !== undefined);
+    const attempt = await this.#limiter.begin(accountKey(row?.id, account), address, row !== undefined);
     const hash = typeof row?.password === 'string' ? row.password : undefined;
     // A user without a password is compared against the dummy too (same time), and never matches.
     const matches = await verifyPassword(password, hash ?? (await DUMMY_HASH));

@@ -14,8 +14,8 @@ export const PRUNE_FAILURES_EVERY_MS = 10 * 60 * 1000;
 export type Clock = () => number;
 
 /** The account a sign-in names: the user once resolved, else the spelling (lower case, hashed to a fixed length). */
-export function accountKey(userId: string | number | undefined, spelling: string): string {
-  if (userId !== undefined) return `user:${String(userId)}`;
+export function accountKey(userId: unknown, spelling: string): string {
+  if (userId !== undefined && userId !== null) return `user:${String(userId)}`;
   return `name:${createHash('sha256').update(spelling.toLowerCase()).digest('base64url')}`;
 }
 
@@ -47,13 +47,14 @@ export class SignInLimiter {
   ) {}
 
   /** Records the attempt, or refuses it with 429 RATE_LIMITED and Retry-After when a limit is reached. */
-  async begin(account: string, address: string, known: boolean): Promise<SignInAttempt> {
+  async begin(account: string, client: string, known: boolean): Promise<SignInAttempt> {
     // The column's width; an address is at most 45 characters (IPv6 with an IPv4 tail) plus a zone.
-    address = address.slice(0, 64);
+    const address = client.slice(0, 64);
     const now = this.clock();
     const since = now - FAILURE_WINDOW_MS;
     if (now - this.#lastPrune >= PRUNE_FAILURES_EVERY_MS) {
       this.#lastPrune = now;
+      // A scan of a table that holds one window of failures, once per PRUNE_FAILURES_EVERY_MS per process.
       await this.db.deleteFrom(FAILURES_TABLE).where('failed_at', '<=', since).execute();
     }
     const id = randomUUID();
