@@ -36,7 +36,7 @@ if (dialect === 'sqlite') {
   };
 }
 
-const built = await buildApp({ ...DEFAULT_CONFIG, port: 0, database, logLevel: 'silent', bodyLimit: 64 * 1024 * 1024, corsOrigins: [], allowedHosts: [], workers: 1 });
+const built = await buildApp({ ...DEFAULT_CONFIG, port: 0, database, logLevel: 'silent', bodyLimit: 64 * 1024 * 1024, corsOrigins: [], allowedHosts: [], trustedProxies: [], workers: 1 });
 const call = async (method, url, body) => {
   const reply = await built.app.inject({ method, url, ...(body === undefined ? {} : { payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
   if (reply.statusCode >= 300) throw new Error(`${method} ${url}: ${reply.statusCode} ${reply.body.slice(0, 300)}`);

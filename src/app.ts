@@ -131,6 +131,8 @@ export interface BuildOptions {
    * sees of the change feed follows its store scopes (`store.scopes`), like every read.
    */
   readonly isRoot?: RootCheck;
+  /** The sign-in limiter's clock (tests move it instead of sleeping); Date.now by default. */
+  readonly clock?: () => number;
 }
 
 /** The composition root: the only module that sees every other one. */
@@ -157,6 +159,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     http: { maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false },
     // Requests Node's parser refuses never reach Fastify: answer them in the envelope too.
     clientErrorHandler: answerClientError,
+    // request.ip: the right-most X-Forwarded-For address not sent by a listed proxy, else the socket's (proxy-addr).
+    ...(config.trustedProxies.length === 0 ? {} : { trustProxy: config.trustedProxies }),
     // Bad URLs and the like are answered before routing: render them like every other error.
     frameworkErrors: (error, request, reply) => {
       const apiError =
@@ -183,7 +187,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     pollMs: config.changesPollMs ?? DEFAULT_CHANGES_POLL_MS,
     log: app.log,
   });
-  const authenticator = config.auth.enabled ? new Authenticator(database, config.auth, () => schema.snapshot, app.log) : undefined;
+  const authenticator = config.auth.enabled ? new Authenticator(database, config.auth, () => schema.snapshot, app.log, options.clock) : undefined;
   const propagation = new Propagation({
     database,
     pollMs: config.schemaPollMs,

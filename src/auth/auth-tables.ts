@@ -7,10 +7,12 @@ import type { Dialect } from '../schema/types.js';
 /**
  * The auth layer's own system tables (not collections: nobody reads them through the API).
  * `corral_auth_secret` keeps the token signing secret every node shares;
- * `corral_revoked_tokens` the ids of signed-out tokens until they would have expired.
+ * `corral_revoked_tokens` the ids of signed-out tokens until they would have expired;
+ * `corral_sign_in_failures` one row per failed sign-in inside the limiter's window (rate-limiter.ts).
  */
 export const SECRET_TABLE = 'corral_auth_secret';
 export const REVOKED_TABLE = 'corral_revoked_tokens';
+export const FAILURES_TABLE = 'corral_sign_in_failures';
 const SECRET_BYTES = 48;
 const CREATE_ATTEMPTS = 3;
 
@@ -31,6 +33,19 @@ export async function ensureAuthTables(db: Db, dialect: Dialect, mysqlCollation?
         .addColumn('jti', 'varchar(64)', (c) => c.primaryKey())
         .addColumn('expires_at', 'bigint', (c) => c.notNull())
         .addColumn('revoked_at', 'bigint', (c) => c.notNull())
+        .modifyEnd(tableOptions)
+        .execute();
+      // The limiter reads one account's or one address's recent rows: the primary key and the
+      // unique constraint are those two indexes (made with the table, so no CREATE INDEX race).
+      await db.schema
+        .createTable(FAILURES_TABLE)
+        .ifNotExists()
+        .addColumn('account', 'varchar(64)', (c) => c.notNull())
+        .addColumn('address', 'varchar(64)', (c) => c.notNull())
+        .addColumn('failed_at', 'bigint', (c) => c.notNull())
+        .addColumn('id', 'varchar(36)', (c) => c.notNull())
+        .addPrimaryKeyConstraint(`${FAILURES_TABLE}_pk`, ['account', 'failed_at', 'id'])
+        .addUniqueConstraint(`${FAILURES_TABLE}_by_address`, ['address', 'failed_at', 'id'])
         .modifyEnd(tableOptions)
         .execute();
       return;

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AuthConfig } from '../config/config.js';
@@ -7,12 +7,13 @@ import { ApiError } from '../errors/api-error.js';
 import { hashPassword, verifyPassword } from '../schema/field-types/password-type.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import type { Scopes } from '../store/scope.js';
-import { DIALECT_TRAITS } from '../sql/dialect-traits.js';
 import { runSql } from '../sql/query-cache.js';
+import { apiKeyRoles, createApiKey } from './api-keys.js';
 import { insertRevocation, loadSecret, pruneRevocations, revokedSince } from './auth-tables.js';
 import { Access, roleDef, type RoleDef } from './permissions.js';
 import type { Principal } from './principal.js';
-import { ACCOUNT_FAILURES, ADDRESS_FAILURES, FailureLimiter } from './rate-limiter.js';
+import { credentialOf, refusal } from './credentials.js';
+import { accountKey, SignInLimiter, type Clock } from './rate-limiter.js';
 import { API_KEYS, ROLES, ROOT_ROLE, USERS } from './system-collections.js';
 
 const ALGORITHM = 'HS256';
@@ -23,8 +24,6 @@ const MAX_CACHED_USERS = 10_000;
 /** Revocations are read again with this overlap, so one committed late is not missed. */
 const REVOCATION_OVERLAP_MS = 5000;
 const PRUNE_EVERY_MS = 10 * 60 * 1000;
-/** Lifetime of an API key created without expiresIn. */
-const API_KEY_DEFAULT_TTL_SECONDS = 365 * 24 * 3600;
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 /**
  * A verified token's claims are reused for this long (never past its expiry): verifying an
@@ -35,8 +34,8 @@ const VERIFIED_TOKEN_MS = 60_000;
 const MAX_VERIFIED_TOKENS = 10_000;
 
 type User = Principal['user'];
-/** A user's row as cached, with when it was read. */
-type UserEntry = { readonly user: User; readonly at: number };
+/** A user's row as cached, with when it was read and its password's credential (credentials.ts). */
+type UserEntry = { readonly user: User; readonly at: number; readonly credential: string };
 /** The role definitions as last read (a new read makes a new entry). */
 type RolesEntry = { readonly defs: Promise<Map<string, RoleDef>>; readonly at: number };
 
@@ -99,15 +98,18 @@ export class Authenticator {
   /** Bound scopes of the roles as last read; a new read of the roles starts a new cache. */
   #scopes = new Map<string, Scopes>();
   #onRevoked: ((jti: string, expiresAt: number) => void) | undefined;
-  readonly #accounts = new FailureLimiter(ACCOUNT_FAILURES);
-  readonly #addresses = new FailureLimiter(ADDRESS_FAILURES);
+  readonly #limiter: SignInLimiter;
 
   constructor(
     private readonly database: Database,
     private readonly config: AuthConfig,
     private readonly snapshot: () => SchemaSnapshot,
     private readonly log?: FastifyBaseLogger,
-  ) {}
+    /** The sign-in limiter's clock (tests move it instead of sleeping). */
+    clock: Clock = Date.now,
+  ) {
+    this.#limiter = new SignInLimiter(database.db, clock);
+  }
 
   async init(pollMs: number): Promise<void> {
     this.#secret = await loadSecret(this.database.db, this.config.secret);
@@ -182,30 +184,8 @@ export class Authenticator {
    * `apiKeys:create` `{name, role, expiresIn?}`: the key acts as its creator restricted to
    * `role` (one the creator holds). Returns the token once; only its digest is stored.
    */
-  async createApiKey(principal: Principal, body: unknown): Promise<{ id: number; token: string }> {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiError('BODY_INVALID', 'apiKeys:create needs {"name", "role", "expiresIn"?}');
-    const { name, role, expiresIn } = body as Record<string, unknown>;
-    if (typeof name !== 'string' || name === '') throw new ApiError('VALIDATION_FAILED', 'name must be a non-empty string', { field: 'name' });
-    if (typeof role !== 'string') throw new ApiError('VALIDATION_FAILED', 'role must be a role name', { field: 'role' });
-    if (expiresIn !== undefined && expiresIn !== null && !(Number.isInteger(expiresIn) && (expiresIn as number) > 0)) {
-      throw new ApiError('VALIDATION_FAILED', 'expiresIn must be a positive number of seconds', { field: 'expiresIn' });
-    }
-    if (!principal.roles.includes(role) && !principal.roles.includes(ROOT_ROLE)) throw new ApiError('FORBIDDEN', `you cannot give a key the role ${role}`, { field: 'role' });
-    if (principal.apiKeyId !== undefined) throw new ApiError('FORBIDDEN', 'an API key cannot create API keys');
-    const keys = this.snapshot().get(API_KEYS)!;
-    const ttl = typeof expiresIn === 'number' ? expiresIn : API_KEY_DEFAULT_TTL_SECONDS;
-    const now = new Date();
-    const values: Record<string, unknown> = { name, role, expiresIn: typeof expiresIn === 'number' ? expiresIn : null, expiresAt: new Date(now.getTime() + ttl * 1000), userId: principal.user.id, createdAt: now, updatedAt: now };
-    const row: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(values)) if (value !== null) row[key] = keys.fields.get(key)!.type.toDb(value, this.database.dialect);
-    const { db } = this.database;
-    // apiKeys has integer ids (SQLite may hand them back as BigInt).
-    const id = Number(DIALECT_TRAITS[this.database.dialect].returning
-      ? (await db.insertInto(API_KEYS).values(row).returning('id').executeTakeFirstOrThrow()).id
-      : (await db.insertInto(API_KEYS).values(row).executeTakeFirstOrThrow()).insertId);
-    const token = await this.sign({ sub: String(principal.user.id), key: String(id) }, ttl);
-    await this.database.db.updateTable(API_KEYS).set({ tokenHash: tokenHash(token) }).where('id', '=', id).execute();
-    return { id, token };
+  createApiKey(principal: Principal, body: unknown): Promise<{ id: number; token: string }> {
+    return createApiKey(this.database, this.snapshot().get(API_KEYS)!, principal, body, (claims, ttl) => this.sign(claims, ttl));
   }
 
 
@@ -226,30 +206,39 @@ export class Authenticator {
     if (typeof account !== 'string' || typeof password !== 'string' || account === '') {
       throw new ApiError('BODY_INVALID', 'auth:signIn needs {"account": <email or username>, "password": <string>}');
     }
-    const accountKey = account.toLowerCase();
-    const wait = Math.max(this.#accounts.retryAfter(accountKey), this.#addresses.retryAfter(address));
-    if (wait > 0) throw new ApiError('RATE_LIMITED', 'too many failed sign-ins; try again later', { headers: { 'retry-after': String(wait) } });
     const row = await this.database.db
       .selectFrom(USERS)
       .select(['id', 'password'])
       .where((eb) => eb.or([eb('email', '=', account), eb('username', '=', account)]))
       .executeTakeFirst();
-    const stored = typeof row?.password === 'string' ? row.password : await DUMMY_HASH;
-    const matches = await verifyPassword(password, stored);
-    if (row === undefined || !matches) {
-      this.#accounts.fail(accountKey);
-      this.#addresses.fail(address);
-      throw new ApiError('AUTH_BAD_CREDENTIALS');
-    }
-    this.#accounts.reset(accountKey);
-    const user = await this.#user(String(row.id), true);
-    if (user === undefined) throw new ApiError('AUTH_BAD_CREDENTIALS');
-    const token = await this.sign({ sub: String(user.id) }, this.config.tokenTtlSeconds);
-    return { user, token };
+    // Failures count per user whatever the spelling (email or username), and per address.
+    const attempt = await this.#limiter.begin(accountKey(row?.id, account), address, row !== undefined);
+    const hash = typeof row?.password === 'string' ? row.password : undefined;
+    // A user without a password is compared against the dummy too (same time), and never matches.
+    const matches = await verifyPassword(password, hash ?? (await DUMMY_HASH));
+    if (row === undefined || hash === undefined || !matches) throw new ApiError('AUTH_BAD_CREDENTIALS');
+    await attempt.succeeded();
+    const entry = await this.#user(String(row.id), true);
+    if (entry === undefined) throw new ApiError('AUTH_BAD_CREDENTIALS');
+    if (entry.user.disabled === true) throw new ApiError('AUTH_BAD_CREDENTIALS', 'this account is disabled');
+    // The token holds the credential of the password just verified: if it changed meanwhile, the token is born revoked.
+    return { user: entry.user, token: await this.#signInToken(entry.user, credentialOf(hash), this.config.tokenTtlSeconds) };
+  }
+
+  /** A sign-in token for a user as stored now (tests use it for tokens of a chosen lifetime). */
+  async tokenFor(userId: string, ttlSeconds: number): Promise<string> {
+    const entry = await this.#user(userId, true);
+    if (entry === undefined) throw new Error(`no user ${userId}`);
+    return this.#signInToken(entry.user, entry.credential, ttlSeconds);
+  }
+
+  /** `cv`: the password's credential; `rl`: the roles held now (a token stops when one is taken away). */
+  #signInToken(user: User, credential: string, ttlSeconds: number): Promise<string> {
+    return this.sign({ sub: String(user.id), cv: credential, rl: rolesOf(user) }, ttlSeconds);
   }
 
   /** A signed token with a fresh id, expiring in `ttlSeconds`. */
-  async sign(claims: Record<string, string>, ttlSeconds: number, jti: string = randomUUID()): Promise<string> {
+  async sign(claims: Record<string, string | string[]>, ttlSeconds: number, jti: string = randomUUID()): Promise<string> {
     return new SignJWT(claims)
       .setProtectedHeader({ alg: ALGORITHM })
       .setIssuer(ISSUER)
@@ -284,19 +273,19 @@ export class Authenticator {
     const { sub, jti, exp } = payload;
     if (typeof sub !== 'string' || typeof jti !== 'string' || typeof exp !== 'number') throw new ApiError('AUTH_INVALID_TOKEN');
     if (this.#revoked.has(jti)) throw new ApiError('AUTH_INVALID_TOKEN', 'the token has been revoked');
-    const user = await this.#user(sub, false);
-    if (user === undefined) throw new ApiError('AUTH_INVALID_TOKEN', 'the token names a user that no longer exists');
+    const userEntry = await this.#user(sub, false);
+    if (userEntry === undefined) throw new ApiError('AUTH_INVALID_TOKEN', 'the token names a user that no longer exists');
+    const user = userEntry.user;
+    // A disabled user's every token stops, API keys included (they act as the user).
+    if (user.disabled === true) throw new ApiError('AUTH_INVALID_TOKEN', 'the user is disabled');
     let held = rolesOf(user);
     let apiKeyId: string | undefined;
     if (typeof payload.key === 'string') {
       apiKeyId = payload.key;
-      const key = await this.database.db.selectFrom(API_KEYS).select(['role', 'tokenHash', 'userId']).where('id', '=', apiKeyId).executeTakeFirst();
-      if (key === undefined || key.tokenHash !== tokenHash(token) || String(key.userId) !== sub) {
-        throw new ApiError('AUTH_INVALID_TOKEN', 'the API key has been revoked');
-      }
-      // The key acts as its creator restricted to its role (and loses it if the creator does).
-      held = held.includes(String(key.role)) || held.includes(ROOT_ROLE) ? [String(key.role)] : [];
+      held = await apiKeyRoles(this.database, this.snapshot().get(API_KEYS)!, { id: apiKeyId, token, user, held });
     }
+    const refused = refusal(payload, userEntry.credential, held, apiKeyId !== undefined);
+    if (refused !== undefined) throw new ApiError('AUTH_INVALID_TOKEN', refused);
     let roles = held;
     if (requestedRole !== undefined && requestedRole !== '') {
       if (!held.includes(requestedRole)) throw new ApiError('FORBIDDEN', `you do not have the role ${requestedRole}`);
@@ -305,7 +294,7 @@ export class Authenticator {
     const principal: Principal = { user, roles, tokenId: jti, expiresAt: exp * 1000, ...(apiKeyId === undefined ? {} : { apiKeyId }) };
     const entry = this.#users.get(sub);
     const verified = this.#verified.get(token);
-    if (apiKeyId === undefined && entry?.user === user && verified !== undefined) {
+    if (apiKeyId === undefined && entry === userEntry && verified !== undefined) {
       if (this.#principals.size >= MAX_KNOWN_PRINCIPALS) this.#principals.delete(this.#principals.keys().next().value!);
       this.#principals.set(principalKey(authorization), { authorization, role: requestedRole, principal, sub, user: entry, until: verified.until });
     }
@@ -354,22 +343,25 @@ export class Authenticator {
     this.#onRevoked = listener;
   }
 
-  async #user(id: string, fresh: boolean): Promise<User | undefined> {
+  async #user(id: string, fresh: boolean): Promise<UserEntry | undefined> {
     const now = Date.now();
     const cached = this.#users.get(id);
-    if (!fresh && cached !== undefined && now - cached.at < USER_CACHE_MS) return cached.user;
+    if (!fresh && cached !== undefined && now - cached.at < USER_CACHE_MS) return cached;
     const users = this.snapshot().get(USERS);
     if (users === undefined) return undefined;
-    const text = this.#readSqlOf(users, () => this.database.db.selectFrom(USERS).select(users.visible.map((field) => field.name)).where('id', '=', ''));
+    // The visible fields and the (hidden) password hash, whose credential the user's tokens must carry.
+    const text = this.#readSqlOf(users, () => this.database.db.selectFrom(USERS).select([...users.visible.map((field) => field.name), 'password']).where('id', '=', ''));
     const [row] = await runSql<Record<string, unknown>>(this.database.db, text, [id], true);
     if (row === undefined) {
       this.#users.delete(id);
       return undefined;
     }
     const user = users.decode(row, users.visible) as User;
+    const hash = row.password;
+    const entry: UserEntry = { user, at: now, credential: credentialOf(typeof hash === 'string' ? hash : undefined) };
     if (this.#users.size >= MAX_CACHED_USERS) this.#users.clear();
-    this.#users.set(id, { user, at: now });
-    return user;
+    this.#users.set(id, entry);
+    return entry;
   }
 }
 
@@ -377,9 +369,4 @@ export class Authenticator {
 export function rolesOf(user: User): string[] {
   const roles = user.roles;
   return Array.isArray(roles) ? roles.filter((role): role is string => typeof role === 'string') : [];
-}
-
-/** API keys are stored as this digest: the token itself is high-entropy, a slow hash adds nothing. */
-export function tokenHash(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
 }

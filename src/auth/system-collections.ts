@@ -11,6 +11,11 @@ export const ROOT_ROLE = 'root';
 /** The actions a role's strategy or a resource grant may name. */
 export const GRANT_ACTIONS = ['view', 'create', 'update', 'destroy'] as const;
 const GENERATED_PASSWORD_BYTES = 18;
+/**
+ * `users.disabled`: true refuses the user's sign-in and every token of theirs, API keys
+ * included (docs/auth.md). Added to a users collection made before it existed.
+ */
+const DISABLED_FIELD = { name: 'disabled', type: 'boolean', allowNull: false, defaultValue: false } as const;
 const CREATE_ATTEMPTS = 5;
 
 /** The system collections, created at first start through the schema API like any other. */
@@ -33,6 +38,7 @@ const DEFINITIONS: readonly Record<string, unknown>[] = [
       { name: 'nickname', type: 'string' },
       { name: 'password', type: 'password' },
       { name: 'roles', type: 'array' },
+      DISABLED_FIELD,
     ],
   },
   {
@@ -83,6 +89,15 @@ export async function ensureAuthCollections(
         if (attempt >= CREATE_ATTEMPTS) throw error;
         await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
       }
+    }
+  }
+  if (schema.snapshot.get(USERS)?.fields.has(DISABLED_FIELD.name) === false) {
+    try {
+      await schema.createField(USERS, DISABLED_FIELD);
+    } catch (error) {
+      // Another node starting at the same time may have added it first.
+      await schema.reload();
+      if (schema.snapshot.get(USERS)?.fields.has(DISABLED_FIELD.name) !== true) throw error;
     }
   }
   const rootRole = () => db.selectFrom(ROLES).select('name').where('name', '=', ROOT_ROLE).executeTakeFirst();

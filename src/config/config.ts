@@ -30,6 +30,11 @@ export interface Config {
   corsOrigins: string[];
   /** Host names accepted besides localhost, 127.0.0.1 and [::1] on a loopback listener. */
   allowedHosts: string[];
+  /**
+   * Proxies (IPs or CIDRs) whose X-Forwarded-For is believed for the client address (the
+   * sign-in limiter's, the logs'): the right-most address not in this list. None by default.
+   */
+  trustedProxies: string[];
   /** Worker processes sharing the port (1: serve from this process); an in-memory SQLite database forces 1. */
   workers: number;
   /** Signs list cursors; unset means a random secret stored once in the database. */

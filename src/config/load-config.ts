@@ -8,6 +8,7 @@
  * Flags beat env, env beats defaults; an empty env value counts as unset. Every bad value throws a
  * `ConfigError` whose one-line message names the setting as the user wrote it (flag or env name).
  */
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import type { Config, DatabaseConfig, LogLevel } from './config.js';
 import { DEFAULT_CONFIG } from './config.js';
@@ -70,6 +71,7 @@ type Setting =
   | 'CORRAL_DB_STATEMENT_TIMEOUT_MS'
   | 'CORRAL_CORS_ORIGINS'
   | 'CORRAL_ALLOWED_HOSTS'
+  | 'CORRAL_TRUSTED_PROXIES'
   | 'CORRAL_WORKERS'
   | 'CORRAL_CURSOR_SECRET';
 
@@ -214,6 +216,7 @@ function buildConfig(lookup: Lookup): Config {
     ),
     corsOrigins: corsOrigins(lookup('CORRAL_CORS_ORIGINS')),
     allowedHosts: allowedHosts(lookup('CORRAL_ALLOWED_HOSTS')),
+    trustedProxies: trustedProxies(lookup('CORRAL_TRUSTED_PROXIES')),
     // An in-memory database lives in one process: workers would each see their own, empty one.
     workers: db.dialect === 'sqlite' && db.file === ':memory:' ? 1 : workers,
     auth: auth(lookup),
@@ -395,6 +398,17 @@ function corsOrigins(raw: Raw | undefined): string[] {
 function allowedHosts(raw: Raw | undefined): string[] {
   if (raw === undefined) return [];
   return list(raw, 'host names without a port', (entry) => /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])$/.test(entry)).map((entry) => entry.toLowerCase());
+}
+
+/** IP addresses or CIDR ranges (`10.0.0.5`, `10.0.0.0/8`, `fd00::/8`): the proxies whose X-Forwarded-For is believed. */
+function trustedProxies(raw: Raw | undefined): string[] {
+  if (raw === undefined) return [];
+  return list(raw, 'IP addresses or CIDR ranges like 10.0.0.0/8', (entry) => {
+    const [address = '', bits, extra] = entry.split('/');
+    const version = isIP(address);
+    if (version === 0 || extra !== undefined) return false;
+    return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128));
+  });
 }
 
 /** Hides the password of a connection URL, even one that does not parse. */

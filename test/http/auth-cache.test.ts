@@ -36,7 +36,8 @@ for (const dialect of DIALECTS) {
     };
     const create = (api: TestApi, token: string, role?: string) =>
       api.request('POST', '/api/notes:create', { text: 'x' }, { authorization: `Bearer ${token}`, ...(role === undefined ? {} : { 'x-role': role }) });
-    const list = (api: TestApi, token: string) => api.request('GET', '/api/notes:list', undefined, { authorization: `Bearer ${token}` });
+    const list = (api: TestApi, token: string, role?: string) =>
+      api.request('GET', '/api/notes:list', undefined, { authorization: `Bearer ${token}`, ...(role === undefined ? {} : { 'x-role': role }) });
 
     beforeAll(async () => {
       anonymous = apiFor(ctx.built, null);
@@ -106,16 +107,21 @@ for (const dialect of DIALECTS) {
       expect(await texts()).toEqual(['blue']);
     });
 
-    it('a user\'s new role list applies to the next request, X-Role included', async () => {
+    it('a user\'s new role list applies to the next request, X-Role included (a role taken away revokes the token)', async () => {
       const token = await signIn('moved');
       for (let i = 0; i < 3; i++) expect((await create(anonymous, token)).status).toBe(201);
       expect((await create(anonymous, token, 'writer')).status).toBe(201);
-      expect((await ctx.api.post(`/api/users:update/${ids.moved}`, { roles: ['reader'] })).status).toBe(200);
-      expectError(await create(anonymous, token), 403, 'FORBIDDEN');
-      expectError(await create(anonymous, token, 'writer'), 403, 'FORBIDDEN');
-      expect((await list(anonymous, token)).status).toBe(200);
-      expect((await ctx.api.post(`/api/users:update/${ids.moved}`, { roles: ['writer'] })).status).toBe(200);
+      expectError(await list(anonymous, token, 'reader'), 403, 'FORBIDDEN');
+      expect((await ctx.api.post(`/api/users:update/${ids.moved}`, { roles: ['writer', 'reader'] })).status).toBe(200);
+      expect((await list(anonymous, token, 'reader')).status).toBe(200);
+      expectError(await create(anonymous, token, 'reader'), 403, 'FORBIDDEN');
       expect((await create(anonymous, token)).status).toBe(201);
+      expect((await ctx.api.post(`/api/users:update/${ids.moved}`, { roles: ['reader'] })).status).toBe(200);
+      expectError(await create(anonymous, token), 401, 'AUTH_INVALID_TOKEN');
+      const again = await signIn('moved');
+      expectError(await create(anonymous, again), 403, 'FORBIDDEN');
+      expectError(await create(anonymous, again, 'writer'), 403, 'FORBIDDEN');
+      expect((await list(anonymous, again)).status).toBe(200);
     });
 
     it('X-Role alternating on one token: each request gets the roles it asked for', async () => {

@@ -97,7 +97,7 @@ for (const dialect of DIALECTS) {
 
     it('a verified token is reused only until it expires', async () => {
       const client = anonymous();
-      const short = await ctx.built.auth!.sign({ sub: '1' }, 1);
+      const short = await ctx.built.auth!.tokenFor('1', 1);
       const send = () => client.request('GET', '/api/posts:count', undefined, { authorization: `Bearer ${short}` });
       expect((await send()).status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 2100));
@@ -145,7 +145,9 @@ for (const dialect of DIALECTS) {
         status = (await client.post('/api/auth:signIn', { account: `guess${i}@corral.test`, password: 'x' })).status;
       }
       expect(status).toBe(429);
-      expectError(await client.post('/api/auth:signIn', { account: TEST_ROOT.email, password: TEST_ROOT.password }), 429, 'RATE_LIMITED');
+      expectError(await client.post('/api/auth:signIn', { account: 'one-more-guess@corral.test', password: 'x' }), 429, 'RATE_LIMITED');
+      // An account without failures of its own is not locked out by the address (test/http/sign-in-limits.test.ts).
+      expect((await client.post('/api/auth:signIn', { account: TEST_ROOT.email, password: TEST_ROOT.password })).status).toBe(200);
     });
   });
 }

@@ -81,10 +81,11 @@ const CASES: StaleCase[] = [
     stale: (answer) => answer.status !== 401,
   },
   {
-    name: 'a role taken from the user: 403',
+    // The token named the role: taking it away revokes the token (docs/auth.md "Tokens").
+    name: 'a role taken from the user: its token is refused (401)',
     role: 'unroled',
     change: (proc, ids) => freshRequest(proc, 'POST', `/api/users:update/${ids.unroled}`, { roles: [] }),
-    stale: (answer) => answer.status !== 403,
+    stale: (answer) => answer.status !== 401,
   },
   {
     name: 'a role deleted: its users are refused (403)',

@@ -45,6 +45,7 @@ export function testConfig(database: TestDatabase, overrides: Partial<Config> = 
     dbStatementTimeoutMs: DEFAULT_CONFIG.dbStatementTimeoutMs,
     corsOrigins: [],
     allowedHosts: [],
+    trustedProxies: [],
     workers: 1,
     auth: { enabled: true, rootEmail: TEST_ROOT.email, rootPassword: TEST_ROOT.password, tokenTtlSeconds: 3600 },
     ...overrides,

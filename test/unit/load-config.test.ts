@@ -19,6 +19,7 @@ const DEFAULTS: Config = {
   dbStatementTimeoutMs: 30_000,
   corsOrigins: [],
   allowedHosts: [],
+  trustedProxies: [],
   workers: availableParallelism(),
   auth: { enabled: true, rootEmail: 'root@localhost', tokenTtlSeconds: 604_800 },
 };
@@ -109,6 +110,7 @@ describe('loadConfig env values', () => {
     ['CORRAL_CORS_ORIGINS', { CORRAL_CORS_ORIGINS: 'https://app.example.com, http://localhost:5173' }, { corsOrigins: ['https://app.example.com', 'http://localhost:5173'] }],
     ['CORRAL_CORS_ORIGINS any', { CORRAL_CORS_ORIGINS: '*' }, { corsOrigins: ['*'] }],
     ['CORRAL_ALLOWED_HOSTS', { CORRAL_ALLOWED_HOSTS: 'Corral.Internal,10.0.0.5,[fd00::1]' }, { allowedHosts: ['corral.internal', '10.0.0.5', '[fd00::1]'] }],
+    ['CORRAL_TRUSTED_PROXIES', { CORRAL_TRUSTED_PROXIES: '10.0.0.5, 10.1.0.0/16,fd00::/8,::1' }, { trustedProxies: ['10.0.0.5', '10.1.0.0/16', 'fd00::/8', '::1'] }],
     ['CORRAL_WORKERS 1 (one process)', { CORRAL_WORKERS: '1' }, { workers: 1 }],
     ['CORRAL_WORKERS', { CORRAL_WORKERS: '4' }, { workers: 4 }],
     ['CORRAL_WORKERS max', { CORRAL_WORKERS: '256' }, { workers: 256 }],
@@ -281,6 +283,10 @@ describe('loadConfig errors name the setting', () => {
     ['CORRAL_CORS_ORIGINS with a path', [], { CORRAL_CORS_ORIGINS: 'https://app.example.com/' }, 'CORRAL_CORS_ORIGINS must be a comma-separated list of origins'],
     ['CORRAL_CORS_ORIGINS empty entry', [], { CORRAL_CORS_ORIGINS: 'https://a.example,' }, 'CORRAL_CORS_ORIGINS must be a comma-separated list'],
     ['CORRAL_ALLOWED_HOSTS with a port', [], { CORRAL_ALLOWED_HOSTS: 'corral.internal:8080' }, 'CORRAL_ALLOWED_HOSTS must be a comma-separated list of host names'],
+    ['CORRAL_TRUSTED_PROXIES host name', [], { CORRAL_TRUSTED_PROXIES: 'proxy.internal' }, 'CORRAL_TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDR ranges like 10.0.0.0/8 (got "proxy.internal")'],
+    ['CORRAL_TRUSTED_PROXIES prefix too long', [], { CORRAL_TRUSTED_PROXIES: '10.0.0.0/33' }, 'CORRAL_TRUSTED_PROXIES must be a comma-separated list of IP addresses or CIDR ranges like 10.0.0.0/8 (got "10.0.0.0/33")'],
+    ['CORRAL_TRUSTED_PROXIES two slashes', [], { CORRAL_TRUSTED_PROXIES: 'fd00::/8/8' }, 'CORRAL_TRUSTED_PROXIES must be a comma-separated list of IP addresses'],
+    ['CORRAL_TRUSTED_PROXIES empty entry', [], { CORRAL_TRUSTED_PROXIES: '10.0.0.5,' }, 'CORRAL_TRUSTED_PROXIES must be a comma-separated list of IP addresses'],
     // CORRAL_WORKERS
     ['CORRAL_WORKERS zero', [], { CORRAL_WORKERS: '0' }, 'CORRAL_WORKERS must be an integer from 1 to 256 (got "0")'],
     ['CORRAL_WORKERS too many', [], { CORRAL_WORKERS: '257' }, 'CORRAL_WORKERS must be an integer from 1 to 256'],
