@@ -52,8 +52,9 @@ const create: AssociationAction = async (ctx, relation) => {
   const { bulk, items } = await bindCreateItems(target, ctx.request.body, now, writeFilter(params));
   if (bulk && !relation.toMany) throw new ApiError('BODY_INVALID', `${relation.name} holds one record; create takes an object`);
   const options = nestedOptions(params, now);
-  // A new belongsTo target changes the source's key column: an update of the source. Otherwise the link lives in the new row.
-  const sourceAction = relation.type === 'belongsTo' ? 'update' : 'view';
+  // A new belongsTo target changes the source's key column, a belongsToMany one adds a junction row of the source: both update the
+  // source's association. A new hasOne/hasMany row carries the link itself (its create grant).
+  const sourceAction = relation.type === 'belongsTo' || relation.type === 'belongsToMany' ? 'update' : 'view';
   const rows = await ctx.store.write(ctx, target, async (unit) => createLinked(unit, await loadScope(ctx, relation, unit, sourceAction), items, options));
   return createdResult(ctx, target, shape, rows, bulk);
 };

@@ -54,6 +54,8 @@ function checkNode(readable: Readable, collection: Collection, node: FilterNode,
       return;
     case 'exists':
       step(readable, collection, node.relation.name, join(prefix, node.relation.name));
+      // `{"profile": {"$exists": true}}` tests rows of the target: it must be readable at all.
+      if (readable(node.relation.target)?.size === 0) throw refuse(node.relation.target, node.relation.target.key.name, join(prefix, node.relation.name));
       checkNode(readable, node.relation.target, node.where, join(prefix, node.relation.name));
       return;
     case 'search':

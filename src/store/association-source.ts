@@ -34,6 +34,9 @@ export async function loadSource(unit: UnitOfWork, relation: Relation, sourceKey
   const columns = [...new Set([source.primaryKey.name, anchorField.name])];
   const where = unit.where(source, { kind: 'compare', field: source.key, op: 'eq', value: key }, action);
   if (action === 'view') unit.require(source, 'view');
+  // Changing the source's links writes its association: the update grant's field list must name it (or, for belongsTo, its key column).
+  else if (relation.type === 'belongsTo') unit.checkWritten(source, 'update', [relation.name], [relation.foreignKey.name]);
+  else unit.checkWritten(source, 'update', [relation.name]);
   const lock = unit.db.isTransaction && DIALECT_TRAITS[dialect].rowLocks;
   const [row] = await unit.shapes.run<Row>(unit.db, source, dialect, (pass) => {
     pass.key += `scope|${columns.join(',')}|${lock}|`;

@@ -97,7 +97,7 @@ export async function writeDependents(unit: UnitOfWork, collection: Collection, 
     const linked = new Map<string, { value: unknown; extra?: Record<string, unknown> }>();
     for (const item of items) {
       const [element, extra] = Array.isArray(item) ? item : [item, undefined];
-      const prepare = relation.type === 'belongsToMany' ? undefined : (bound: WriteValues) => bound.values.set(relation.foreignKey.name, anchor);
+      const prepare = relation.type === 'belongsToMany' ? undefined : (bound: WriteValues) => setLinkColumn(unit, relation, bound, anchor);
       const target = await resolveTarget(unit, relation, element, options, prepare);
       if (!linked.has(String(target))) linked.set(String(target), { value: target, ...(isRecord(extra) ? { extra } : {}) });
     }
@@ -117,7 +117,7 @@ export async function createLinked(unit: UnitOfWork, source: AssociationSource, 
   const created: Row[] = [];
   if (relation.type === 'hasOne') await updateWhere(unit, target, { [relation.foreignKey.name]: null }, source.where, 'view');
   for (const item of items) {
-    if (relation.type === 'hasMany' || relation.type === 'hasOne') item.values.set(relation.foreignKey.name, source.anchor);
+    if (relation.type === 'hasMany' || relation.type === 'hasOne') setLinkColumn(unit, relation, item, source.anchor);
     const row = await writeNew(unit, target, item, options);
     created.push(row);
     if (relation.type === 'belongsTo') {
@@ -127,4 +127,15 @@ export async function createLinked(unit: UnitOfWork, source: AssociationSource, 
     }
   }
   return created;
+}
+
+/**
+ * A new hasOne/hasMany row linked to its source: the key column is a field the new row writes,
+ * so the create grant's field list must name it (or the belongsTo relation that uses it).
+ */
+function setLinkColumn(unit: UnitOfWork, relation: Relation, bound: WriteValues, anchor: unknown): void {
+  const column = relation.foreignKey.name;
+  const inverse = [...relation.target.relations.values()].filter((other) => other.type === 'belongsTo' && other.foreignKey.name === column).map((other) => other.name);
+  unit.checkWritten(relation.target, 'create', [column], inverse);
+  bound.values.set(column, anchor);
 }

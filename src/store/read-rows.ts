@@ -44,13 +44,23 @@ export function countRows(unit: UnitOfWork, collection: Collection, where: Filte
 export function grantedShape(unit: UnitOfWork, collection: Collection, shape: ReadShape, answer: boolean): ReadShape {
   if (unit.grants.open) return shape;
   const readable = unit.readable(collection);
-  const appends = grantedAppends(unit, shape.appends);
-  if (readable === undefined) return appends === shape.appends ? shape : { output: shape.output, appends };
+  if (readable === undefined) {
+    const appends = grantedAppends(unit, shape.appends);
+    return appends === shape.appends ? shape : { output: shape.output, appends };
+  }
+  // Without a view grant a write answers with the row's key alone: no appends either.
+  if (unit.scopes.get(collection.name)?.denied) return { output: shape.output.filter((field) => field === collection.key), appends: [] };
   const output = shape.output.filter((field) => readable.has(field.name));
   if (!answer && output.length === 0 && shape.output.length > 0) {
     const names = shape.output.map((field) => field.name);
     throw new ApiError('FORBIDDEN', `your roles do not allow reading ${names.join(', ')} of ${collection.name}`, { field: names[0]!, details: { fields: names } });
   }
+  // An association embedded by `fields` (`fields=post,post.title`) is one of the collection's fields: a read naming an ungranted one is refused like one in `appends`.
+  const ungranted = shape.appends.find((node) => !readable.has(node.relation.name));
+  if (ungranted !== undefined && !answer) {
+    throw new ApiError('FORBIDDEN', `your roles do not allow reading ${ungranted.relation.name} of ${collection.name}`, { field: ungranted.relation.name });
+  }
+  const appends = grantedAppends(unit, ungranted === undefined ? shape.appends : shape.appends.filter((node) => readable.has(node.relation.name)));
   return { output: output.length === shape.output.length ? shape.output : output, appends };
 }
 

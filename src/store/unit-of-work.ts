@@ -83,10 +83,14 @@ export class UnitOfWork implements SqlTarget {
     return scope;
   }
 
-  /** 403 FORBIDDEN (before anything is written) when `names` are not all in the field set of `action` on `collection`. */
-  checkWritten(collection: Collection, action: 'create' | 'update', names: Iterable<string>): void {
+  /**
+   * 403 FORBIDDEN (before anything is written) when `names` are not all in the field set of
+   * `action` on `collection` (`alias`: another name that grants the same, a belongsTo's key column).
+   */
+  checkWritten(collection: Collection, action: 'create' | 'update', names: Iterable<string>, alias: readonly string[] = []): void {
     const fields = this.require(collection, action)?.fields;
     if (fields === undefined) return;
+    if (alias.some((name) => fields.has(name))) return;
     for (const name of names) {
       if (!fields.has(name)) throw new ApiError('FORBIDDEN', `your roles do not allow writing ${name} of ${collection.name}`, { field: name });
     }

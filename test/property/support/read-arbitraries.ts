@@ -67,6 +67,8 @@ function sortArb(collection: CollectionName): fc.Arbitrary<GeneratedFilter & { s
 interface ShapeParams {
   query: Record<string, unknown>;
   probes: string[];
+  /** The filter's probes alone (a count drops the rest of the shape). */
+  filterProbes: string[];
 }
 
 /** fields/except/appends/filter/sort for a read of `collection`. */
@@ -82,6 +84,7 @@ function shapeArb(collection: CollectionName, withSort: boolean): fc.Arbitrary<S
     .map(({ fields, except, appends, filter, sort }) => ({
       query: { ...(fields === undefined ? {} : { fields }), ...(except === undefined ? {} : { except }), ...(appends === undefined ? {} : { appends }), ...(filter === undefined ? {} : { filter: filter.filter }), ...(sort === undefined ? {} : { sort: sort.sort }) },
       probes: [...(filter?.probes ?? []), ...(sort?.probes ?? [])],
+      filterProbes: filter?.probes ?? [],
     }));
 }
 
@@ -137,7 +140,7 @@ function associationReadArb(collection: CollectionName): fc.Arbitrary<RequestTem
     fc.tuple(shapeArb(relation.target, relation.kind === 'hasMany' || relation.kind === 'belongsToMany'), refArb(collection, 'view', true), fc.constantFrom('list', 'get', 'count'), refArb(relation.target, 'view', true)).map(([shape, source, action, item]): RequestTemplate => {
       const toMany = relation.kind === 'hasMany' || relation.kind === 'belongsToMany';
       const path = action === 'get' && toMany ? [`${collection}/`, source, `/${relation.name}/`, item] : [`${collection}/`, source, `/${relation.name}:${action}`];
-      return { family: `assoc:${action}`, method: 'GET', path, query: action === 'count' ? ('filter' in shape.query ? { filter: shape.query.filter } : {}) : shape.query, answers: relation.target, kind: action === 'count' ? 'count' : 'read', probes: tag(relation.target, shape.probes), source: collection };
+      return { family: `assoc:${action}`, method: 'GET', path, query: action === 'count' ? ('filter' in shape.query ? { filter: shape.query.filter } : {}) : shape.query, answers: relation.target, kind: action === 'count' ? 'count' : 'read', probes: tag(relation.target, action === 'count' ? shape.filterProbes : shape.probes), source: collection };
     }),
   );
 }
