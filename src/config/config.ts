@@ -45,7 +45,7 @@ export interface Config {
   changesRetentionMs?: number;
   /** First retry delay of a webhook delivery, doubled each attempt (CORRAL_WEBHOOK_RETRY_BASE_MS, default 10000). */
   webhookRetryBaseMs?: number;
-  /** Lets webhooks target loopback, private and link-local addresses (CORRAL_WEBHOOK_ALLOW_PRIVATE=true). */
+  /** Lets webhooks target loopback, private and link-local addresses (CORRAL_WEBHOOK_ALLOW_PRIVATE=true); never documentation or reserved ranges. */
   webhookAllowPrivate?: boolean;
   auth: AuthConfig;
 }
