@@ -318,7 +318,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     app,
     schema,
     prefix,
-    authenticator === undefined ? undefined : (request) => authenticator.authenticate(request.headers.authorization, headerText(request.headers['x-role'])),
+    authenticator === undefined ? undefined : async (request) => authenticator.access(await authenticator.authenticate(request.headers.authorization, headerText(request.headers['x-role']))),
   );
 
   const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
