@@ -63,7 +63,7 @@ export function guardedLookup(allowPrivate: boolean, resolve: Resolve = resolveA
   return (hostname, options, callback) => {
     resolve(hostname, (error, found) => {
       if (error !== null) return callback(error, '', 0);
-      const family = typeof options.family === 'number' && options.family !== 0 ? options.family : undefined;
+      const family = options.family === 'IPv4' || options.family === 4 ? 4 : options.family === 'IPv6' || options.family === 6 ? 6 : undefined;
       const addresses = found.filter((entry) => family === undefined || entry.family === family);
       try {
         if (addresses.length === 0) throw new ApiError('WEBHOOK_URL_FORBIDDEN', `url host ${hostname} does not resolve`, { field: 'url' });
