@@ -7,12 +7,12 @@ import { Authenticator } from './auth/authenticator.js';
 import { authorize } from './auth/authorize.js';
 import { API_KEYS, ensureAuthCollections, ROLES, USERS } from './auth/system-collections.js';
 import { resolveResource } from './actions/action-registry.js';
-import type { Config } from './config/config.js';
+import { DEFAULT_CONFIG, type Config } from './config/config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { classifyDriverError } from './db/driver-error.js';
 import { ApiError } from './errors/api-error.js';
 import type { ErrorCode } from './errors/catalogue.js';
-import { answerClientError, isClientAbort, MAX_HEADER_BYTES } from './http/client-error.js';
+import { answerClientError, isClientAbort, MAX_HEADER_BYTES, requestTimeouts } from './http/client-error.js';
 import { drainOnShutdown } from './http/drain-on-shutdown.js';
 import { toApiError } from './http/error-body.js';
 import { checkMethod, restAction } from './http/method-rules.js';
@@ -139,6 +139,7 @@ export interface BuildOptions {
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<BuiltApp> {
   const childLoggerFactory = requestLoggerFactory(config.logLevel);
   const newRequestId = requestIdGenerator();
+  const bodyTimeoutMs = config.bodyTimeoutMs ?? DEFAULT_CONFIG.bodyTimeoutMs;
   const app = Fastify({
     logger: { level: config.logLevel, ...(options.logStream === undefined ? {} : { stream: options.logStream }) },
     // Above `info`, a request's pino child is made only if something is logged (request-logger.ts).
@@ -156,7 +157,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     return503OnClosing: false,
     // Request heads up to 64 KiB (a 16 KiB filter fits in a URL); a request without Host gets
     // our envelope (below) instead of Node's empty 400.
-    http: { maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false },
+    http: { maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false, ...requestTimeouts(bodyTimeoutMs) },
+    // A request (head and body) that has not fully arrived in time is answered 408 REQUEST_TIMEOUT
+    // by answerClientError and closed: slow senders cannot hold connections (docs/security.md).
+    requestTimeout: bodyTimeoutMs,
     // Requests Node's parser refuses never reach Fastify: answer them in the envelope too.
     clientErrorHandler: answerClientError,
     // request.ip: the right-most X-Forwarded-For address not sent by a listed proxy, else the socket's (proxy-addr).
@@ -314,7 +318,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     app,
     schema,
     prefix,
-    authenticator === undefined ? undefined : (request) => authenticator.authenticate(request.headers.authorization, headerText(request.headers['x-role'])),
+    authenticator === undefined ? undefined : async (request) => authenticator.access(await authenticator.authenticate(request.headers.authorization, headerText(request.headers['x-role']))),
   );
 
   const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {

@@ -29,7 +29,7 @@ export async function listAction(ctx: ActionContext, collection: Collection, sco
   }
 
   if (!params.paginate) {
-    return { kind: 'stream', stream: streamItems(unit, { collection, where, select, order }, shape) };
+    return { kind: 'stream', stream: await streamItems(unit, () => ctx.store.readSnapshot(ctx), { collection, where, select, order }, shape) };
   }
 
   const { page, pageSize } = params;

@@ -16,6 +16,12 @@ export interface Config {
   logLevel: LogLevel;
   /** Largest accepted request body, in bytes. */
   bodyLimit: number;
+  /**
+   * How long a client may take to send a whole request, head and body (CORRAL_BODY_TIMEOUT_MS,
+   * default DEFAULT_CONFIG.bodyTimeoutMs): a request that trickles in is answered 408 and its
+   * connection closed, so slow senders cannot hold connections open.
+   */
+  bodyTimeoutMs?: number;
   /** Path prefix of the API, '/api' by default. */
   apiPrefix: string;
   /** How long a SIGTERM waits for in-flight requests before closing anyway. */
@@ -45,7 +51,7 @@ export interface Config {
   changesRetentionMs?: number;
   /** First retry delay of a webhook delivery, doubled each attempt (CORRAL_WEBHOOK_RETRY_BASE_MS, default 10000). */
   webhookRetryBaseMs?: number;
-  /** Lets webhooks target loopback, private and link-local addresses (CORRAL_WEBHOOK_ALLOW_PRIVATE=true). */
+  /** Lets webhooks target loopback, private and link-local addresses (CORRAL_WEBHOOK_ALLOW_PRIVATE=true); never documentation or reserved ranges. */
   webhookAllowPrivate?: boolean;
   auth: AuthConfig;
 }
@@ -69,6 +75,7 @@ export const DEFAULT_CONFIG = {
   databaseUrl: 'sqlite:./storage/corral.sqlite',
   logLevel: 'info',
   bodyLimit: 1024 * 1024,
+  bodyTimeoutMs: 10_000,
   apiPrefix: '/api',
   shutdownTimeoutMs: 10_000,
   schemaPollMs: 500,

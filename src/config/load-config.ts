@@ -28,6 +28,8 @@ export const PORT_MIN = 0;
 export const PORT_MAX = 65_535;
 export const BODY_LIMIT_MIN = 1024; // 1 KiB
 export const BODY_LIMIT_MAX = 1024 ** 3; // 1 GiB
+export const BODY_TIMEOUT_MS_MIN = 100;
+export const BODY_TIMEOUT_MS_MAX = 3_600_000; // an hour
 export const POOL_SIZE_MIN = 1;
 export const POOL_SIZE_MAX = 100;
 export const SHUTDOWN_TIMEOUT_MS_MIN = 1;
@@ -54,6 +56,7 @@ type Setting =
   | 'CORRAL_SCHEMA'
   | 'LOG_LEVEL'
   | 'CORRAL_BODY_LIMIT'
+  | 'CORRAL_BODY_TIMEOUT_MS'
   | 'CORRAL_API_PREFIX'
   | 'CORRAL_DB_POOL_SIZE'
   | 'CORRAL_SHUTDOWN_TIMEOUT_MS'
@@ -224,6 +227,8 @@ function buildConfig(lookup: Lookup): Config {
   if (!config.auth.enabled && !LOOPBACK_HOSTS.has(config.host) && !config.host.startsWith('127.')) {
     throw new ConfigError(`CORRAL_AUTH=off opens every route, so it is refused unless HOST is loopback (got ${quote(config.host)})`);
   }
+  const bodyTimeout = lookup('CORRAL_BODY_TIMEOUT_MS');
+  if (bodyTimeout !== undefined) config.bodyTimeoutMs = integer(bodyTimeout, DEFAULT_CONFIG.bodyTimeoutMs, BODY_TIMEOUT_MS_MIN, BODY_TIMEOUT_MS_MAX);
   const changesPoll = lookup('CORRAL_CHANGES_POLL_MS');
   if (changesPoll !== undefined) config.changesPollMs = integer(changesPoll, 250, CHANGES_POLL_MS_MIN, CHANGES_POLL_MS_MAX);
   const retention = lookup('CORRAL_CHANGES_RETENTION');

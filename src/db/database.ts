@@ -2,6 +2,7 @@ import { CompiledQuery, Kysely, MysqlDialect, PostgresDialect, SqliteDialect, Sq
 import { DEFAULT_CONFIG, type DatabaseConfig } from '../config/config.js';
 import type { Dialect } from '../schema/types.js';
 import { instantParser, TIMESTAMPTZ_OID } from './postgres-instant.js';
+import { openReadSnapshot, type ReadSnapshot } from './read-snapshot.js';
 import { registerDirectConnection, registerDirectReader, type DirectConnection, type DirectReader, type DirectStatement } from './direct-reader.js';
 import { registerPoolRunner, type PoolRunner } from './pool-runner.js';
 import { withStatementTimeout } from './mysql-timeout-pool.js';
@@ -28,6 +29,8 @@ export interface Database {
   readonly statementNames: StatementNames;
   /** Statements run so far (tests bound the statements of a read with it). */
   readonly statements: () => number;
+  /** A read that sees one state of data and schema until released (read-snapshot.ts). */
+  readSnapshot(): Promise<ReadSnapshot>;
   /** Checks that the database answers (for /readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -96,6 +99,7 @@ export async function openDatabase(
     statementNames,
     ...(mysqlCollation === undefined ? {} : { mysqlCollation }),
     statements: () => statements,
+    readSnapshot: () => openReadSnapshot(db, config),
     ping: async () => {
       await sql`select 1`.execute(db);
     },

@@ -32,7 +32,7 @@ export const ERROR_CATALOGUE = {
   VALUE_UNKNOWN_FIELD: { status: 400, message: 'The body names an unknown field' },
   VALIDATION_FAILED: { status: 400, message: 'A value is not valid for its field' },
   SCHEMA_INVALID: { status: 400, message: 'The collection or field definition is not valid' },
-  WEBHOOK_URL_FORBIDDEN: { status: 400, message: 'The webhook URL resolves to a private, loopback or link-local address' },
+  WEBHOOK_URL_FORBIDDEN: { status: 400, message: 'The webhook URL does not reach a global unicast address' },
   UNIQUE_VIOLATION: { status: 409, message: 'A record with this value already exists' },
   REFERENCE_VIOLATION: { status: 409, message: 'A referenced record does not exist or is still referenced' },
   COLLECTION_EXISTS: { status: 409, message: 'A collection with this name already exists' },

@@ -9,6 +9,20 @@ import { ApiError } from '../errors/api-error.js';
  */
 export const MAX_HEADER_BYTES = 64 * 1024;
 
+/**
+ * Node's own timers for a request that arrives too slowly. Node checks them only every
+ * `connectionsCheckingInterval` (30 s by default), which would let a 10 s timeout run to 40 s:
+ * the check runs a few times per timeout instead, at most once a second. The head gets no
+ * longer than the whole request (Node requires headersTimeout <= requestTimeout).
+ */
+export function requestTimeouts(timeoutMs: number): { requestTimeout: number; headersTimeout: number; connectionsCheckingInterval: number } {
+  return {
+    requestTimeout: timeoutMs,
+    headersTimeout: Math.min(timeoutMs, 60_000),
+    connectionsCheckingInterval: Math.min(1000, Math.max(25, Math.floor(timeoutMs / 4))),
+  };
+}
+
 /** Node's parser errors (and its request timeout) as error codes of the catalogue. */
 export function clientErrorToApiError(error: NodeJS.ErrnoException): ApiError {
   if (error.code === 'HPE_HEADER_OVERFLOW') return new ApiError('HEADERS_TOO_LARGE', `the request line and headers exceed ${MAX_HEADER_BYTES} bytes`);

@@ -1,4 +1,5 @@
 import type { Collection, Field, Relation } from '../schema/collection.js';
+import type { Shown } from './document-view.js';
 import { orNull, ref, type JsonSchema } from './json-schema.js';
 import { inputValueSchema, wireValueSchema } from './value-schema.js';
 
@@ -21,10 +22,14 @@ export function keySchema(collection: Collection): JsonSchema {
  * row, and associations appear only when appended. Unknown properties are not allowed, so a
  * typo in a field name is caught by a typed client.
  */
-export function rowSchema(collection: Collection): JsonSchema {
+export function rowSchema(collection: Collection, shown: Shown = () => true, related: (relation: Relation) => boolean = () => true): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
-  for (const field of collection.fieldList) properties[field.name] = fieldValue(field, wireValueSchema(field.def));
+  for (const field of collection.fieldList) {
+    // The key comes with every row a caller may reach, whatever the field grant lists.
+    if (shown(field.name) || field === collection.key) properties[field.name] = fieldValue(field, wireValueSchema(field.def));
+  }
   for (const relation of collection.relations.values()) {
+    if (!shown(relation.name) || !related(relation)) continue;
     properties[relation.name] = {
       ...(relation.toMany ? { type: 'array', items: ref(rowSchemaName(relation.target.name)) } : orNull(ref(rowSchemaName(relation.target.name)))),
       description: `${relation.type} ${relation.target.name}; present only when appended (appends=${relation.name})`,
@@ -40,12 +45,16 @@ function fieldValue(field: Field, schema: JsonSchema): JsonSchema {
   return field.nullable ? orNull(schema) : schema;
 }
 
-/** A nested association value in a write: a key links an existing row, an object creates (or updates) one. */
-function relationInput(relation: Relation): JsonSchema {
-  const element: JsonSchema = { anyOf: [ref(keySchemaName(relation.target.name)), ref(updateSchemaName(relation.target.name))] };
+/**
+ * A nested association value in a write: a key links an existing row, an object creates (or
+ * updates) one; `objects` names the write schemas the caller may nest (none: keys only).
+ */
+function relationInput(relation: Relation, objects: readonly string[]): JsonSchema {
+  const forms = [ref(keySchemaName(relation.target.name)), ...objects.map(ref)];
+  const element: JsonSchema = forms.length === 1 ? forms[0]! : { anyOf: forms };
   return relation.toMany
     ? { type: 'array', items: element, description: `keys to link or objects to create (${relation.type} ${relation.target.name})` }
-    : { anyOf: [...(element.anyOf as JsonSchema[]), { type: 'null' }], description: `a key to link, an object to create, or null (${relation.type} ${relation.target.name})` };
+    : { anyOf: [...forms, { type: 'null' }], description: `a key to link, an object to create, or null (${relation.type} ${relation.target.name})` };
 }
 
 /** Whether create needs the field: NOT NULL with nothing that fills it in. */
@@ -56,11 +65,21 @@ function requiredOnCreate(field: Field): boolean {
   return !(def.primaryKey === true && (def.type === 'uuid' || def.type === 'nanoid'));
 }
 
-/** create (required fields listed) or update (everything optional). System fields sent back are ignored. */
-export function writeSchema(collection: Collection, mode: 'create' | 'update'): JsonSchema {
+/**
+ * create (required fields listed) or update (everything optional). System fields sent back are
+ * ignored. `shown`: the fields the caller's grant lets it write; `nested(relation)`: the write
+ * schemas it may nest into the relation's target, undefined to leave the relation out.
+ */
+export function writeSchema(
+  collection: Collection,
+  mode: 'create' | 'update',
+  shown: Shown = () => true,
+  nested: (relation: Relation) => readonly string[] | undefined = (relation) => [updateSchemaName(relation.target.name)],
+): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const field of collection.fieldList) {
+    if (!shown(field.name)) continue;
     const value = inputValueSchema(field.def);
     if (field.def.system === 'createdAt' || field.def.system === 'updatedAt' || (mode === 'update' && field === collection.key)) {
       properties[field.name] = { ...value, description: 'ignored: set by the server' };
@@ -69,6 +88,9 @@ export function writeSchema(collection: Collection, mode: 'create' | 'update'): 
     properties[field.name] = field.nullable ? orNull(value) : value;
     if (mode === 'create' && requiredOnCreate(field)) required.push(field.name);
   }
-  for (const relation of collection.relations.values()) properties[relation.name] = relationInput(relation);
+  for (const relation of collection.relations.values()) {
+    const objects = shown(relation.name) ? nested(relation) : undefined;
+    if (objects !== undefined) properties[relation.name] = relationInput(relation, objects);
+  }
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
 }

@@ -1,10 +1,11 @@
 import type { Collection, Relation } from '../schema/collection.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import { CORRAL_VERSION } from '../version.js';
-import { actionMethod, associationActions, COLLECTION_ACTIONS, operation, type DocumentedAction, type OperationTarget } from './collection-operations.js';
+import { actionMethod, associationActions, COLLECTION_ACTIONS, operation, type OperationTarget } from './collection-operations.js';
 import { createSchemaName, keySchema, keySchemaName, rowSchema, updateSchemaName, writeSchema } from './collection-schemas.js';
 import { commonSchemas } from './common-schemas.js';
 import { ref, type JsonSchema } from './json-schema.js';
+import { DocumentView, EVERYTHING, visibilityKey, type Visibility } from './document-view.js';
 import { parameterComponents } from './parameters.js';
 import { errorResponseComponents } from './responses.js';
 import { serviceOperations } from './service-operations.js';
@@ -18,17 +19,9 @@ const USERS = 'users';
 const API_KEYS = 'apiKeys';
 const ROLES = 'roles';
 
-/**
- * Which collections and actions a caller may see. The server passes none today: the document
- * needs a token and describes everything (docs/auth.md); a role's grants could plug in here.
- */
-export interface Visibility {
-  collection(name: string): boolean;
-  action(collection: string, action: DocumentedAction, association?: string): boolean;
-}
-
 export interface DocumentOptions {
   prefix: string;
+  /** What the caller may see; everything when absent (root, auth off, the contract check). */
   visibility?: Visibility;
 }
 
@@ -53,11 +46,15 @@ function associationTarget(source: Collection, relation: Relation): OperationTar
   };
 }
 
-/** The OpenAPI 3.1 document of one schema snapshot (API.md §10). Pure: same snapshot, same document. */
+/**
+ * The OpenAPI 3.1 document of one schema snapshot (API.md §10), as one caller may see it: the
+ * collections its roles grant some action on, the operations of the granted actions, and in
+ * schemas only the fields of the grant (rows: `view`; write bodies: `create` / `update`).
+ * Pure: same snapshot and grants, same document.
+ */
 export function buildOpenApiDocument(snapshot: SchemaSnapshot, options: DocumentOptions): OpenApiDocument {
-  const { prefix, visibility } = options;
-  const visibleCollection = (name: string): boolean => visibility?.collection(name) ?? true;
-  const visibleAction = (collection: string, action: DocumentedAction, association?: string): boolean => visibility?.action(collection, action, association) ?? true;
+  const { prefix } = options;
+  const view = new DocumentView(options.visibility ?? EVERYTHING);
   const paths: OpenApiDocument['paths'] = {};
   const schemas: Record<string, JsonSchema> = commonSchemas();
   const tags: JsonSchema[] = [];
@@ -66,30 +63,36 @@ export function buildOpenApiDocument(snapshot: SchemaSnapshot, options: Document
   if (users !== undefined) for (const { path, method, op } of authOperations(prefix, users)) addOperation(paths, path, method, op);
   if (snapshot.get(ROLES) !== undefined) for (const { path, method, op } of roleResourceOperations(prefix)) addOperation(paths, path, method, op);
 
-  const collections = [...snapshot.collections.values()].sort((a, b) => a.name.localeCompare(b.name));
-  // Rows embed their associations' targets: every target reachable from a visible collection is described.
+  const collections = [...snapshot.collections.values()].filter((collection) => view.collection(collection.name)).sort((a, b) => a.name.localeCompare(b.name));
+  // A row shows the view grant's fields (the key alone without one) and the associations whose targets may be read.
+  const readable = (relation: Relation): boolean => view.granted(relation.target.name, 'view');
   for (const collection of collections) {
-    schemas[collection.name] = rowSchema(collection);
+    schemas[collection.name] = rowSchema(collection, view.granted(collection.name, 'view') ? view.shown(collection.name, 'view') : () => false, readable);
     schemas[keySchemaName(collection.name)] = keySchema(collection);
   }
+  // auth:check answers the caller's own users row whole, whatever its grants on users.
+  if (users !== undefined && schemas[users.name] === undefined) schemas[users.name] = rowSchema(users, undefined, readable);
+  // A nested object in a write is a create or update of the target: the schemas its grants allow.
+  const nested = (relation: Relation): string[] | undefined => {
+    if (!view.collection(relation.target.name)) return undefined;
+    const target = relation.target.name;
+    return [...(view.granted(target, 'update') ? [updateSchemaName(target)] : []), ...(view.granted(target, 'create') && !view.granted(target, 'update') ? [createSchemaName(target)] : [])];
+  };
   for (const collection of collections) {
-    if (!visibleCollection(collection.name)) continue;
-    tags.push({ name: collection.name, description: collection.def.description ?? collection.def.title ?? `collection ${collection.name}` });
-    schemas[createSchemaName(collection.name)] = writeSchema(collection, 'create');
-    schemas[updateSchemaName(collection.name)] = writeSchema(collection, 'update');
+    const { name } = collection;
+    tags.push({ name, description: collection.def.description ?? collection.def.title ?? `collection ${name}` });
+    if (view.granted(name, 'create')) schemas[createSchemaName(name)] = writeSchema(collection, 'create', view.shown(name, 'create'), nested);
+    if (view.granted(name, 'update')) schemas[updateSchemaName(name)] = writeSchema(collection, 'update', view.shown(name, 'update'), nested);
     for (const action of COLLECTION_ACTIONS) {
-      if (!visibleAction(collection.name, action)) continue;
-      const target = { ...collectionTarget(collection), operationId: `${collection.name}.${action}` };
-      addOperation(paths, `${prefix}/${collection.name}:${action}`, actionMethod(action), operation(target, action));
+      if (!view.action(name, action)) continue;
+      const target = { ...collectionTarget(collection), operationId: `${name}.${action}` };
+      addOperation(paths, `${prefix}/${name}:${action}`, actionMethod(action), operation(target, action));
     }
     for (const relation of collection.relations.values()) {
-      if (!visibleCollection(relation.target.name)) continue;
-      schemas[createSchemaName(relation.target.name)] ??= writeSchema(relation.target, 'create');
-      schemas[updateSchemaName(relation.target.name)] ??= writeSchema(relation.target, 'update');
       for (const action of associationActions(relation)) {
-        if (!visibleAction(collection.name, action, relation.name)) continue;
-        const target = { ...associationTarget(collection, relation), operationId: `${collection.name}.${relation.name}.${action}` };
-        addOperation(paths, `${prefix}/${collection.name}/{sourceKey}/${relation.name}:${action}`, actionMethod(action), operation(target, action));
+        if (!view.action(name, action, relation)) continue;
+        const target = { ...associationTarget(collection, relation), operationId: `${name}.${relation.name}.${action}` };
+        addOperation(paths, `${prefix}/${name}/{sourceKey}/${relation.name}:${action}`, actionMethod(action), operation(target, action));
       }
     }
   }
@@ -119,17 +122,32 @@ export function buildOpenApiDocument(snapshot: SchemaSnapshot, options: Document
   };
 }
 
-/** One document per schema version: rebuilt only when the snapshot changes (on any node, within the poll interval). */
+/** Documents kept per schema version, one per distinct set of grants. */
+const MAX_CACHED_DOCUMENTS = 64;
+
+/**
+ * One document per (schema version, grants): rebuilt only when the snapshot changes (on any
+ * node, within the poll interval). The grants stand for the role set (document-view.ts
+ * visibilityKey), never the user: filters, the only per-user part of a role, are not described.
+ */
 export class OpenApiCache {
-  private cached?: { version: number; snapshot: SchemaSnapshot; document: OpenApiDocument; text: string };
+  private snapshot?: SchemaSnapshot;
+  private readonly documents = new Map<string, { document: OpenApiDocument; text: string }>();
 
   constructor(private readonly options: DocumentOptions) {}
 
-  get(snapshot: SchemaSnapshot): { document: OpenApiDocument; text: string } {
-    const cached = this.cached;
-    if (cached !== undefined && cached.snapshot === snapshot) return cached;
-    const document = buildOpenApiDocument(snapshot, this.options);
-    this.cached = { version: snapshot.version, snapshot, document, text: JSON.stringify(document) };
-    return this.cached;
+  get(snapshot: SchemaSnapshot, visibility?: Visibility): { document: OpenApiDocument; text: string } {
+    if (this.snapshot !== snapshot) {
+      this.snapshot = snapshot;
+      this.documents.clear();
+    }
+    const key = visibility === undefined ? '' : `\u0001${visibilityKey(snapshot, visibility)}`;
+    const cached = this.documents.get(key);
+    if (cached !== undefined) return cached;
+    const document = buildOpenApiDocument(snapshot, visibility === undefined ? this.options : { ...this.options, visibility });
+    const entry = { document, text: JSON.stringify(document) };
+    if (this.documents.size >= MAX_CACHED_DOCUMENTS) this.documents.clear();
+    this.documents.set(key, entry);
+    return entry;
   }
 }

@@ -4,7 +4,9 @@ import { dirname, join } from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error.js';
 import type { SchemaManager } from '../schema/schema-manager.js';
-import { OpenApiCache, type Visibility } from './openapi-document.js';
+import type { Access } from '../auth/permissions.js';
+import { OpenApiCache } from './openapi-document.js';
+import type { Visibility } from './document-view.js';
 
 /** The reference page's static files, served from the swagger-ui-dist package (no CDN). */
 const UI_FILES: Record<string, string> = {
@@ -32,11 +34,23 @@ function docsPage(prefix: string): string {
 `;
 }
 
+/** The grants of a request's roles as the document reads them; root sees everything. */
+function visibilityOf(access: Access): Visibility | undefined {
+  if (access.root) return undefined;
+  return {
+    fields: (collection, action) => {
+      const grant = access.grant(collection, action);
+      return grant === undefined ? null : grant.fields;
+    },
+  };
+}
+
 /**
  * `GET <prefix>/openapi.json` (generated from the live schema, one document per schema version)
  * and `GET <prefix>/docs` (Swagger UI for it). Registered before the resource routes.
- * `authenticate` (absent with CORRAL_AUTH=off) guards the document: it names every collection
- * and field, so it needs a token like the data does (docs/auth.md). The page and its static
+ * `access` (absent with CORRAL_AUTH=off) authenticates the request and gives its roles' grants:
+ * the document needs a token like the data does, and describes only what those grants let the
+ * caller see (root: everything; docs/auth.md). The page and its static
  * files hold nothing of the schema and stay open; the page sends the token it was given in
  * its URL fragment (`/api/docs#token=…`, never sent to the server) with its requests.
  */
@@ -44,13 +58,12 @@ export function registerOpenApiRoutes(
   app: FastifyInstance,
   schema: SchemaManager,
   prefix: string,
-  authenticate?: (request: FastifyRequest) => Promise<unknown>,
-  visibility?: Visibility,
+  access?: (request: FastifyRequest) => Promise<Access>,
 ): void {
-  const cache = new OpenApiCache({ prefix, ...(visibility === undefined ? {} : { visibility }) });
+  const cache = new OpenApiCache({ prefix });
   app.get(`${prefix}/openapi.json`, async (request, reply) => {
-    if (authenticate !== undefined) await authenticate(request);
-    return reply.type('application/json; charset=utf-8').send(cache.get(schema.snapshot).text);
+    const visibility = access === undefined ? undefined : visibilityOf(await access(request));
+    return reply.type('application/json; charset=utf-8').send(cache.get(schema.snapshot, visibility).text);
   });
 
   const uiDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));

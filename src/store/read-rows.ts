@@ -131,19 +131,27 @@ export function selectedFields(shape: ReadShape): ReadPlan['select'] {
   return [...new Set([...shape.output, ...linkColumns(shape)])];
 }
 
+/** A read unit over one snapshot of data and schema, and its release (Store.readSnapshot). */
+export type OpenSnapshot = () => Promise<{ unit: UnitOfWork; release: () => Promise<void> }>;
+
 /**
- * `{"data":[…]}` written batch by batch: memory stays flat whatever the size. PostgreSQL and
- * MySQL read through a cursor on one pooled connection. SQLite has one connection, which a
- * cursor would hold for the whole response (blocking every other request behind a slow
- * client), and appends need that connection between batches: there, and whenever appends are
- * embedded, the rows are read a page at a time instead.
+ * `{"data":[…]}` written batch by batch: memory stays flat whatever the size. Every batch is
+ * read in one snapshot of data and schema (`open`, held until the last row or the client
+ * leaves), so the answer finishes from the schema it started with while another node renames
+ * or drops a field. The snapshot is opened and the first batch read before the answer starts:
+ * a failure there (the schema moved since the plan, the database is down) is still an error
+ * answer, retried like any read. PostgreSQL and MySQL read through a cursor. SQLite's snapshot
+ * is a connection of its own, and appends load between batches: there, and whenever appends
+ * are embedded, the rows are read a page at a time instead. A failure after the first byte
+ * cannot become an error answer: the response is then cut before `]}` and before the chunked
+ * body's end, which HTTP clients report as an incomplete answer (docs/api.md).
  */
-export function streamItems(unit: UnitOfWork, readPlan: ReadPlan, requested: ReadShape): Readable {
-  const plan = scopedPlan(unit, readPlan);
+export async function streamItems(base: UnitOfWork, open: OpenSnapshot, readPlan: ReadPlan, requested: ReadShape): Promise<Readable> {
+  const plan = scopedPlan(base, readPlan);
   // Refused (403) before the answer starts; each batch is then decoded with the granted shape.
-  const shape = grantedShape(unit, readPlan.collection, requested, false);
-  const { db, dialect } = unit;
-  async function* batches(): AsyncGenerator<Row[]> {
+  const shape = grantedShape(base, readPlan.collection, requested, false);
+  const { dialect } = base;
+  async function* batches(unit: UnitOfWork): AsyncGenerator<Row[]> {
     if (!DIALECT_TRAITS[dialect].cursorStreams || shape.appends.length > 0) {
       for (let offset = 0; ; offset += STREAM_CHUNK_ROWS) {
         const rows = await selectRows(unit, { ...plan, limit: STREAM_CHUNK_ROWS, offset }, unit.scopeOf);
@@ -152,7 +160,7 @@ export function streamItems(unit: UnitOfWork, readPlan: ReadPlan, requested: Rea
       }
     }
     let batch: Row[] = [];
-    for await (const row of selectQuery(db, dialect, plan, unit.scopeOf).stream(STREAM_CHUNK_ROWS)) {
+    for await (const row of selectQuery(unit.db, dialect, plan, unit.scopeOf).stream(STREAM_CHUNK_ROWS)) {
       batch.push(row as Row);
       if (batch.length >= STREAM_CHUNK_ROWS) {
         yield batch;
@@ -161,17 +169,38 @@ export function streamItems(unit: UnitOfWork, readPlan: ReadPlan, requested: Rea
     }
     if (batch.length > 0) yield batch;
   }
-  async function* chunks(): AsyncGenerator<string> {
-    yield '{"data":[';
-    let first = true;
-    for await (const rows of batches()) {
-      for (const item of await toItems(unit, plan.collection, shape, rows)) {
-        const text = JSON.stringify(item);
-        yield first ? text : `,${text}`;
-        first = false;
-      }
-    }
-    yield ']}';
+  const { unit, release } = await open();
+  const rows = batches(unit);
+  let released: Promise<void> | undefined;
+  const finish = (): Promise<void> => (released ??= rows.return(undefined).then(release, release) as Promise<void>);
+  let head: IteratorResult<Row[]>;
+  let items: Item[];
+  try {
+    head = await rows.next();
+    items = head.done === true ? [] : await toItems(unit, plan.collection, shape, head.value);
+  } catch (error) {
+    await finish();
+    throw error;
   }
-  return Readable.from(chunks(), { objectMode: false });
+  async function* chunks(): AsyncGenerator<string> {
+    try {
+      yield '{"data":[';
+      let first = true;
+      for (let next = head; next.done !== true; next = await rows.next()) {
+        if (next !== head) items = await toItems(unit, plan.collection, shape, next.value);
+        for (const item of items) {
+          const text = JSON.stringify(item);
+          yield first ? text : `,${text}`;
+          first = false;
+        }
+      }
+      yield ']}';
+    } finally {
+      await finish();
+    }
+  }
+  const stream = Readable.from(chunks(), { objectMode: false });
+  // A stream destroyed before it was read never runs the generator's finally.
+  stream.once('close', () => void finish());
+  return stream;
 }

@@ -117,6 +117,17 @@ export class Store {
     return (this.options.references?.(collection).length ?? 0) > 0;
   }
 
+  /**
+   * A read unit over one snapshot of data and schema, for a read that outlives a statement
+   * (a streamed list): released by `release`, whatever happened.
+   */
+  async readSnapshot(caller: UnitCaller): Promise<{ unit: UnitOfWork; release: () => Promise<void> }> {
+    const snapshot = await this.database.readSnapshot();
+    // The answer is complete or already cut when this runs: a failure to end the snapshot only needs logging.
+    const release = () => snapshot.release().catch((error: unknown) => this.options.log?.error({ err: error }, 'ending the snapshot of a streamed read failed'));
+    return { unit: new UnitOfWork(snapshot.db, this.database.dialect, caller.grants, caller.request.id, this.shapes, this.searchStats), release };
+  }
+
   /** A read unit: statements run on the pool (SQLite's direct reads stay possible). */
   read(caller: UnitCaller): UnitOfWork {
     return new UnitOfWork(this.database.db, this.database.dialect, caller.grants, caller.request.id, this.shapes, this.searchStats);

@@ -8,7 +8,7 @@ import { toEvent } from '../changes/change-feed.js';
 import { SerialRun } from '../changes/serial-run.js';
 import type { ApiRequest } from '../request/api-request.js';
 import type { Dialect } from '../schema/types.js';
-import { checkWebhookUrl } from './webhook-url.js';
+import { checkWebhookUrl, postEvent } from './webhook-url.js';
 
 export const WEBHOOKS_TABLE = 'corral_webhooks';
 export const DELIVERIES_TABLE = 'corral_webhook_deliveries';
@@ -356,17 +356,13 @@ export class WebhookService {
     } else {
       const body = JSON.stringify(toEvent(row));
       try {
-        const url = await checkWebhookUrl(hook.url, this.options.allowPrivate);
-        const response = await fetch(url, {
-          method: 'POST',
+        const status = await postEvent(String(hook.url), {
           headers: { 'content-type': 'application/json', 'x-corral-event-id': String(eventId), 'x-corral-signature': signature(String(hook.secret), body) },
           body,
-          redirect: 'manual',
-          signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
+          timeoutMs: WEBHOOK_TIMEOUT_MS,
+          allowPrivate: this.options.allowPrivate,
         });
-        // The answer's body is not read; a failure to discard it changes nothing about the delivery.
-        await response.body?.cancel().catch((cancelError: unknown) => this.options.log.error({ err: cancelError }, 'discarding a webhook answer failed'));
-        if (response.status < 200 || response.status > 299) error = `the receiver answered ${response.status}`;
+        if (status < 200 || status > 299) error = `the receiver answered ${status}`;
       } catch (cause) {
         error = cause instanceof ApiError ? cause.message : cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
       }

@@ -107,3 +107,61 @@ describe.each(DIALECTS)('GET /api/openapi.json on %s', (dialect) => {
     }
   });
 });
+
+describe.each(DIALECTS)('the OpenAPI document describes only what the caller may see, on %s', (dialect) => {
+  const ctx = useDialectApp(dialect);
+  const as = (name: string) => apiFor(ctx.built, { account: `${name}@corral.test`, password: `${name}-password` });
+  const reader = {
+    name: 'reader',
+    strategy: { actions: [] },
+    resources: [
+      { name: 'posts', actions: [{ name: 'view', fields: ['id', 'title', 'author'] }, { name: 'create', fields: ['title'] }] },
+      { name: 'authors', actions: [{ name: 'view' }] },
+    ],
+  };
+
+  it('lacks a non-granted collection and a hidden field for a restricted user, root sees both, and a role change shows in the next document', async () => {
+    const root = ctx.api;
+    await root.collection({ name: 'authors', fields: [{ name: 'name', type: 'string' }] });
+    await root.collection({ name: 'posts', fields: [{ name: 'title', type: 'string' }, { name: 'secret', type: 'string' }, { name: 'author', type: 'belongsTo', target: 'authors' }] });
+    await root.collection({ name: 'salaries', fields: [{ name: 'amount', type: 'integer' }] });
+    expect((await root.post('/api/roles:create', reader)).status).toBe(201);
+    for (const name of ['ann', 'bob']) expect((await root.post('/api/users:create', { email: `${name}@corral.test`, password: `${name}-password`, roles: ['reader'] })).status).toBe(201);
+
+    const full = (await root.get('/api/openapi.json')).body;
+    expect(Object.keys(full.paths)).toContain('/api/salaries:list');
+    expect(full.components.schemas.salaries.properties.amount).toBeDefined();
+    expect(full.components.schemas.posts.properties.secret).toBeDefined();
+    expect(full.components.schemas['posts.update'].properties.secret).toBeDefined();
+
+    const reply = await as('ann').get('/api/openapi.json');
+    expect(reply.status).toBe(200);
+    const seen = reply.body;
+    const result = await validate(structuredClone(seen));
+    expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
+    const paths = Object.keys(seen.paths);
+    const schemas = seen.components.schemas;
+    // Not granted at all: no path, schema or tag names it.
+    expect(paths.filter((path) => path.includes('salaries'))).toEqual([]);
+    expect(Object.keys(schemas).filter((name) => name.startsWith('salaries'))).toEqual([]);
+    expect(seen.tags.map((tag: { name: string }) => tag.name)).not.toContain('salaries');
+    expect(JSON.stringify(seen)).not.toContain('salaries');
+    // Granted actions only; rows show the view grant's fields, write bodies the create grant's.
+    for (const action of ['list', 'get', 'count', 'create', 'query']) expect(paths, action).toContain(`/api/posts:${action}`);
+    for (const action of ['update', 'destroy', 'updateOrCreate', 'move']) expect(paths, action).not.toContain(`/api/posts:${action}`);
+    expect(Object.keys(schemas.posts.properties).sort()).toEqual(['author', 'id', 'title']);
+    expect(Object.keys(schemas['posts.create'].properties)).toEqual(['title']);
+    expect(schemas['posts.update']).toBeUndefined();
+    expect(paths).toContain('/api/posts/{sourceKey}/author:get');
+    expect(paths).not.toContain('/api/posts/{sourceKey}/author:set');
+    for (const name of Object.keys(schemas).filter((schema) => schema.startsWith('posts'))) expect(JSON.stringify(schemas[name]), name).not.toContain('secret');
+
+    // Same roles, same document; a role change is seen at once (the cache is keyed by the grants).
+    expect((await as('bob').get('/api/openapi.json')).text).toBe(reply.text);
+    const widened = { ...reader, resources: [...reader.resources, { name: 'salaries', actions: [{ name: 'view', fields: ['id'] }] }] };
+    expect((await root.put('/api/roles/reader', widened)).status).toBe(200);
+    const after = (await as('ann').get('/api/openapi.json')).body;
+    expect(Object.keys(after.paths)).toContain('/api/salaries:list');
+    expect(Object.keys(after.components.schemas.salaries.properties)).toEqual(['id']);
+  });
+});

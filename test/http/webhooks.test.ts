@@ -145,5 +145,33 @@ for (const dialect of DIALECTS) {
         await strict.close();
       }
     });
+
+    it('refuses webhook targets in reserved ranges, on create and update, even with private targets allowed', async () => {
+      const reserved = ['http://192.0.2.1/', 'http://[::127.0.0.1]/', 'http://[64:ff9b::7f00:1]/', 'http://[2002:7f00:1::]/'];
+      const strict = await buildApp(testConfig(ctx.database, { changesPollMs: 50 }));
+      try {
+        const strictApi = apiFor(strict);
+        const existing = (await api.post('/api/webhooks:create', { url: 'http://8.8.8.8/hook', collections: ['notes'], secret: SECRET, active: false })).body.data.id;
+        for (const url of reserved) {
+          for (const [name, client] of [['strict', strictApi], ['private allowed', api]] as const) {
+            const created = await client.post('/api/webhooks:create', { url, collections: ['notes'], secret: SECRET });
+            // Documentation addresses are refused even with private targets allowed; the others are private forms.
+            const refusedHere = name === 'strict' || url.includes('192.0.2.1');
+            expect(created.status, `${name} create ${url}`).toBe(refusedHere ? 400 : 201);
+            if (!refusedHere) {
+              await client.put(`/api/webhooks/${created.body.data.id}`, { active: false });
+              continue;
+            }
+            expect(created.body.errors[0]).toMatchObject({ code: 'WEBHOOK_URL_FORBIDDEN', field: 'url' });
+            const updated = await client.put(`/api/webhooks/${existing}`, { url });
+            expect(updated.status, `${name} update ${url}`).toBe(400);
+            expect(updated.body.errors[0].code).toBe('WEBHOOK_URL_FORBIDDEN');
+          }
+        }
+        expect((await api.get(`/api/webhooks/${existing}`)).body.data.url).toBe('http://8.8.8.8/hook');
+      } finally {
+        await strict.close();
+      }
+    });
   });
 }

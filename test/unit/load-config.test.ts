@@ -50,6 +50,7 @@ describe('loadConfig defaults', () => {
       CORRAL_API_PREFIX: '',
       CORRAL_DB_POOL_SIZE: '',
       CORRAL_SHUTDOWN_TIMEOUT_MS: '',
+      CORRAL_BODY_TIMEOUT_MS: '',
       CORRAL_SCHEMA_POLL_MS: '',
       CORRAL_WORKERS: '',
     };
@@ -103,6 +104,9 @@ describe('loadConfig env values', () => {
     ['CORRAL_API_PREFIX', { CORRAL_API_PREFIX: '/v1' }, { apiPrefix: '/v1' }],
     ['CORRAL_API_PREFIX nested', { CORRAL_API_PREFIX: '/corral/api-v2' }, { apiPrefix: '/corral/api-v2' }],
     ['CORRAL_SHUTDOWN_TIMEOUT_MS', { CORRAL_SHUTDOWN_TIMEOUT_MS: '2500' }, { shutdownTimeoutMs: 2500 }],
+    ['CORRAL_BODY_TIMEOUT_MS', { CORRAL_BODY_TIMEOUT_MS: '30000' }, { bodyTimeoutMs: 30000 }],
+    ['CORRAL_BODY_TIMEOUT_MS min', { CORRAL_BODY_TIMEOUT_MS: '100' }, { bodyTimeoutMs: 100 }],
+    ['CORRAL_BODY_TIMEOUT_MS max', { CORRAL_BODY_TIMEOUT_MS: '3600000' }, { bodyTimeoutMs: 3_600_000 }],
     ['CORRAL_SCHEMA_POLL_MS', { CORRAL_SCHEMA_POLL_MS: '50' }, { schemaPollMs: 50 }],
     ['CORRAL_SCHEMA_POLL_MS max', { CORRAL_SCHEMA_POLL_MS: '60000' }, { schemaPollMs: 60000 }],
     ['CORRAL_DB_CONNECT_TIMEOUT_MS', { CORRAL_DB_CONNECT_TIMEOUT_MS: '1500' }, { dbConnectTimeoutMs: 1500 }],
@@ -272,6 +276,10 @@ describe('loadConfig errors name the setting', () => {
     // CORRAL_DB_POOL_SIZE
     ['CORRAL_DB_POOL_SIZE zero', [], { CORRAL_DB_POOL_SIZE: '0' }, 'CORRAL_DB_POOL_SIZE must be an integer from 1 to 100 (got "0")'],
     ['CORRAL_DB_POOL_SIZE too large', [], { CORRAL_DB_POOL_SIZE: '101' }, 'CORRAL_DB_POOL_SIZE must be an integer from 1 to 100'],
+    // CORRAL_BODY_TIMEOUT_MS
+    ['CORRAL_BODY_TIMEOUT_MS zero', [], { CORRAL_BODY_TIMEOUT_MS: '0' }, 'CORRAL_BODY_TIMEOUT_MS must be an integer from 100 to 3600000 (got "0")'],
+    ['CORRAL_BODY_TIMEOUT_MS above an hour', [], { CORRAL_BODY_TIMEOUT_MS: '3600001' }, 'CORRAL_BODY_TIMEOUT_MS must be an integer from 100 to 3600000'],
+    ['CORRAL_BODY_TIMEOUT_MS words', [], { CORRAL_BODY_TIMEOUT_MS: '10s' }, 'CORRAL_BODY_TIMEOUT_MS must be an integer'],
     // CORRAL_SHUTDOWN_TIMEOUT_MS
     ['CORRAL_SHUTDOWN_TIMEOUT_MS zero', [], { CORRAL_SHUTDOWN_TIMEOUT_MS: '0' }, 'CORRAL_SHUTDOWN_TIMEOUT_MS must be an integer from 1 to 600000'],
     ['CORRAL_SHUTDOWN_TIMEOUT_MS words', [], { CORRAL_SHUTDOWN_TIMEOUT_MS: '10s' }, 'CORRAL_SHUTDOWN_TIMEOUT_MS must be an integer'],
