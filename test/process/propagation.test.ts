@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/test-database.js';
-import { freshRequest, killAll, startCorral, waitFor, type CorralProcess, type FreshAnswer } from './support.js';
+import { freshRequest, killAll, startCorral, waitFor, workerPids, type CorralProcess, type FreshAnswer } from './support.js';
 
 const WORKERS = 2;
 const POLL_MS = 60_000;
@@ -17,21 +17,6 @@ const ALL_WORKERS_MS = 20_000;
 
 afterAll(killAll);
 
-/** Waits until every worker has answered, and returns their pids. */
-async function workerPids(proc: CorralProcess): Promise<string[]> {
-  const seen = new Set<string>();
-  await waitFor(
-    async () => {
-      const reply = await freshRequest(proc, 'GET', '/healthz').catch(() => undefined);
-      if (reply?.status === 200 && reply.worker !== '') seen.add(reply.worker);
-      return seen.size === WORKERS;
-    },
-    `${WORKERS} workers answering`,
-    ALL_WORKERS_MS,
-    20,
-  );
-  return [...seen];
-}
 
 /** `count` requests on fresh connections, PROBE_BATCH at a time. */
 async function probe(count: number, send: () => Promise<FreshAnswer>): Promise<FreshAnswer[]> {
@@ -112,7 +97,7 @@ for (const dialect of DIALECTS) {
     beforeAll(async () => {
       database = await createTestDatabase(dialect);
       proc = await startCorral({ env: { DATABASE_URL: database.url, CORRAL_WORKERS: String(WORKERS), CORRAL_SCHEMA_POLL_MS: String(POLL_MS) }, timeoutMs: 30_000 });
-      pids = await workerPids(proc);
+      pids = await workerPids(proc, WORKERS, ALL_WORKERS_MS);
       const must = async (reply: Promise<FreshAnswer>, status: number): Promise<FreshAnswer> => {
         const answer = await reply;
         expect(answer.status, answer.text).toBe(status);

@@ -278,3 +278,19 @@ export async function freshRequest(proc: CorralProcess, method: string, path: st
     req.end(payload);
   });
 }
+
+/** Waits until `workers` workers have answered `/healthz` on new connections, and returns their pids. */
+export async function workerPids(proc: CorralProcess, workers: number, timeoutMs: number): Promise<string[]> {
+  const seen = new Set<string>();
+  await waitFor(
+    async () => {
+      const reply = await freshRequest(proc, 'GET', '/healthz').catch(() => undefined);
+      if (reply?.status === 200 && reply.worker !== '') seen.add(reply.worker);
+      return seen.size === workers;
+    },
+    `${workers} workers answering`,
+    timeoutMs,
+    20,
+  );
+  return [...seen];
+}

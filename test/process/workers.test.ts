@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/test-database.js';
-import { killAll, sleep, startCorral, waitFor, type CorralProcess } from './support.js';
+import { freshRequest, killAll, sleep, startCorral, waitFor, workerPids, type CorralProcess, type FreshAnswer } from './support.js';
 
 /**
  * Workers would reload the schema on this poll; it is long on purpose: a worker that is asked
@@ -22,45 +22,11 @@ const WRITES_PER_WRITER = 4;
 afterEach(killAll);
 afterAll(killAll);
 
-interface Answer {
-  status: number;
-  worker: string;
-  body: any;
-  text: string;
-}
+type Answer = FreshAnswer;
 
-/**
- * One request on a new connection (no keep-alive), so the primary hands it to the next worker;
- * `worker` is the pid in the `x-corral-worker` header.
- */
-async function fresh(proc: CorralProcess, method: string, path: string, body?: unknown, timeoutMs = FRESH_TIMEOUT_MS, headers?: Record<string, string>): Promise<Answer> {
-  // Signed in as root unless the caller sends its own headers (the sign-in itself needs none).
-  const auth = headers ?? (path.startsWith('/api/') && !path.startsWith('/api/auth:signIn') ? await proc.authHeaders() : {});
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(
-      `${proc.baseUrl}${path}`,
-      { method, agent: false, headers: { ...auth, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            parsed = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, worker: String(res.headers['x-corral-worker'] ?? ''), body: parsed, text });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${path}: no answer within ${timeoutMs} ms`)));
-    req.end(payload);
-  });
+/** One request on a new connection (so the primary hands it to the next worker), signed in as root unless `headers` are given. */
+function fresh(proc: CorralProcess, method: string, path: string, body?: unknown, timeoutMs = FRESH_TIMEOUT_MS, headers?: Record<string, string>): Promise<Answer> {
+  return freshRequest(proc, method, path, body, headers, timeoutMs);
 }
 
 /** One request on new connections until the given worker takes it (only for requests that change nothing when another one does). */
@@ -72,21 +38,6 @@ async function freshOn(proc: CorralProcess, worker: string, method: string, path
   throw new Error(`no suitable worker answered ${method} ${path}`);
 }
 
-/** Waits until every worker has answered, and returns their pids. */
-async function workerPids(proc: CorralProcess): Promise<string[]> {
-  const seen = new Set<string>();
-  await waitFor(
-    async () => {
-      const reply = await fresh(proc, 'GET', '/healthz').catch(() => undefined);
-      if (reply?.status === 200 && reply.worker !== '') seen.add(reply.worker);
-      return seen.size === WORKERS;
-    },
-    `${WORKERS} workers answering`,
-    ALL_WORKERS_MS,
-    20,
-  );
-  return [...seen];
-}
 
 /** A read answered by the given worker: sent on new connections until that one takes it. */
 async function readOn(proc: CorralProcess, worker: string, path: string): Promise<Answer> {
@@ -117,7 +68,7 @@ for (const dialect of DIALECTS) {
     it('see each other’s writes and schema changes at once; SIGTERM stops them all', async () => {
       database = await createTestDatabase(dialect);
       const proc = await startCorral({ env: { DATABASE_URL: database.url, CORRAL_WORKERS: String(WORKERS), CORRAL_SCHEMA_POLL_MS: String(POLL_MS) } });
-      const [a, b] = (await workerPids(proc)) as [string, string];
+      const [a, b] = (await workerPids(proc, WORKERS, ALL_WORKERS_MS)) as [string, string];
       expect(a).not.toBe(b);
       expect(a).not.toBe(String(proc.child.pid));
 
@@ -167,7 +118,7 @@ describe(`${WORKERS} workers sharing authentication (${DIALECTS[0]})`, () => {
     database = await createTestDatabase(DIALECTS[0]!);
     // No root password configured: the first start generates one and prints it once.
     const proc = await startCorral({ env: { DATABASE_URL: database.url, CORRAL_WORKERS: String(WORKERS), CORRAL_SCHEMA_POLL_MS: String(POLL_MS), CORRAL_ROOT_PASSWORD: '' } });
-    const [a, b] = (await workerPids(proc)) as [string, string];
+    const [a, b] = (await workerPids(proc, WORKERS, ALL_WORKERS_MS)) as [string, string];
     const printed = [...proc.stderr().matchAll(/created the root user (\S+) with the generated password (\S+)/g)];
     expect(printed.length, proc.stderr()).toBe(1);
     const [, account, password] = printed[0]!;
@@ -201,7 +152,7 @@ describe(`${WORKERS} workers on one SQLite file`, () => {
   it(`${WRITERS} concurrent writers: every write succeeds (writers wait for the lock, no SQLITE_BUSY), one event each with increasing ids`, async () => {
     database = await createTestDatabase('sqlite');
     const proc = await startCorral({ env: { DATABASE_URL: database.url, CORRAL_WORKERS: String(WORKERS) } });
-    await workerPids(proc);
+    await workerPids(proc, WORKERS, ALL_WORKERS_MS);
     const created = await proc.request('POST', '/api/collections:create', { name: 'tally', fields: [{ name: 'writer', type: 'integer' }, { name: 'n', type: 'integer' }] });
     expect(created.status, created.text).toBe(201);
     await waitFor(async () => (await Promise.all([fresh(proc, 'GET', '/api/tally:list'), fresh(proc, 'GET', '/api/tally:list')])).every((r) => r.status === 200), 'collection on both workers', PROPAGATION_LIMIT_MS);
@@ -243,7 +194,7 @@ describe(`${WORKERS} workers on one SQLite file`, () => {
     const ROWS = 10_000;
     database ??= await createTestDatabase('sqlite');
     const proc = await startCorral({ env: { DATABASE_URL: database.url, CORRAL_WORKERS: String(WORKERS) } });
-    const pids = await workerPids(proc);
+    const pids = await workerPids(proc, WORKERS, ALL_WORKERS_MS);
     const created = await proc.request('POST', '/api/collections:create', { name: 'big', fields: [{ name: 'n', type: 'integer' }, { name: 'body', type: 'text' }] });
     expect(created.status, created.text).toBe(201);
     // About 12 MB per list: more than the kernel's socket buffers hold, so a worker cannot
@@ -284,7 +235,7 @@ describe(`${WORKERS} workers on one SQLite file`, () => {
   it('the primary starts a worker again when one dies', async () => {
     database ??= await createTestDatabase('sqlite');
     const proc = await startCorral({ env: { DATABASE_URL: database.url, CORRAL_WORKERS: String(WORKERS), LOG_LEVEL: 'warn' } });
-    const [a, b] = (await workerPids(proc)) as [string, string];
+    const [a, b] = (await workerPids(proc, WORKERS, ALL_WORKERS_MS)) as [string, string];
     process.kill(Number(a), 'SIGKILL');
     const seen = new Set<string>();
     await waitFor(

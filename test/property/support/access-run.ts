@@ -16,8 +16,8 @@ import { readWorld, type World } from './world.js';
 const env = process.env;
 export const ACCESS_SEED = env.ACCESS_SEED === undefined ? 23_2026 : Number(env.ACCESS_SEED);
 /** Scenarios per dialect; each sends 6 to 14 requests (≥ 500 requests per dialect on average). */
-export const ACCESS_RUNS = env.ACCESS_RUNS === undefined ? 55 : Number(env.ACCESS_RUNS);
-export const ACCESS_TIME_LIMIT_MS: number | undefined = env.ACCESS_TIME_LIMIT_MS !== undefined ? Number(env.ACCESS_TIME_LIMIT_MS) : env.ACCESS_RUNS !== undefined ? undefined : 150_000;
+export const ACCESS_RUNS = env.ACCESS_RUNS === undefined ? 110 : Number(env.ACCESS_RUNS);
+export const ACCESS_TIME_LIMIT_MS: number | undefined = env.ACCESS_TIME_LIMIT_MS !== undefined ? Number(env.ACCESS_TIME_LIMIT_MS) : env.ACCESS_RUNS !== undefined ? undefined : 240_000;
 const ACCESS_PATH = env.ACCESS_PATH;
 /** Survey: record every leak and go on (no failure, no shrinking); prints leak kinds with their runs. */
 const SURVEY = env.ACCESS_SURVEY === '1';
