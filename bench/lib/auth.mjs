@@ -1,6 +1,8 @@
 // Signing in for the bench: every Corral the bench starts gets the same root credentials and
-// the same token secret, so one sign-in gives a token that every Corral (each database's root
-// user has id 1) and the baseline (which checks the signature with the same secret) accept.
+// the same token secret, so the baseline (which checks the signature with the same secret)
+// accepts any of their tokens. A sign-in token names the stored password hash, which each
+// database salts anew, so the bench signs in again on every Corral it starts: the token of
+// one database is refused by a Corral on another.
 import { createHmac } from 'node:crypto';
 import { request } from './proc.mjs';
 
@@ -31,9 +33,8 @@ export function benchToken(sub) {
 /** Whether the Corral signed in to has authentication (false: a Corral from before it, see benchToken). */
 let corralHasAuth = true;
 
-/** Signs in to a Corral once; later calls keep the first token. */
+/** Signs in to a Corral; its token replaces the one before (see the top of this file). */
 export async function signIn(baseUrl) {
-  if (headers.authorization !== undefined) return headers;
   const reply = await request(baseUrl, 'POST', '/api/auth:signIn', { account: BENCH_ROOT.email, password: BENCH_ROOT.password });
   if (reply.status === 404) {
     corralHasAuth = false;
@@ -81,7 +82,6 @@ export async function setUpScopedUser(baseUrl) {
     const created = await request(baseUrl, 'POST', '/api/users:create', user);
     if (created.status !== 201) throw new Error(`users:create answered ${created.status}: ${created.text.slice(0, 300)}`);
     if (created.body.data.id !== id) throw new Error(`the ${as} user got id ${created.body.data.id}, the seed and the baseline expect ${id}`);
-    if (scopedHeaders.has(as)) continue;
     const reply = await request(baseUrl, 'POST', '/api/auth:signIn', { account: user.email, password: user.password });
     if (reply.status !== 200) throw new Error(`${as} sign-in answered ${reply.status}: ${reply.text.slice(0, 300)}`);
     scopedHeaders.set(as, { authorization: `Bearer ${reply.body.data.token}` });
