@@ -84,15 +84,22 @@ function grantedAppends(unit: UnitOfWork, nodes: AppendNode[]): AppendNode[] {
  */
 export async function toItems(unit: UnitOfWork, collection: Collection, requested: ReadShape, rows: Row[], answer = false): Promise<Item[]> {
   const shape = grantedShape(unit, collection, requested, answer);
-  const hidden = answer ? await outOfView(unit, collection, rows) : undefined;
+  if (!answer) return decodeItems(unit, collection, shape, rows);
+  const hidden = await outOfView(unit, collection, rows);
   const shown = hidden === undefined ? rows : rows.filter((row) => !hidden.has(row));
-  const items = shown.map((row) => collection.decode(row, shape.output));
-  if (shape.appends.length > 0) await loadAppends(unit.db, unit.dialect, shown, items, shape.appends, unit.scopeOf);
+  const items = await decodeItems(unit, collection, shape, shown);
   if (hidden === undefined) return items;
   // A row the caller wrote but may not view (its update scope is wider than its view scope) answers with its key alone.
   const key = collection.key;
   let next = 0;
   return rows.map((row) => (hidden.has(row) ? { [key.name]: key.type.fromDb(row[key.name], unit.dialect, key.def) } : items[next++]!));
+}
+
+/** Rows to items with a shape `grantedShape` already narrowed, appends embedded. */
+async function decodeItems(unit: UnitOfWork, collection: Collection, shape: ReadShape, rows: Row[]): Promise<Item[]> {
+  const items = rows.map((row) => collection.decode(row, shape.output));
+  if (shape.appends.length > 0) await loadAppends(unit.db, unit.dialect, rows, items, shape.appends, unit.scopeOf);
+  return items;
 }
 
 /** The rows a write returned that lie outside the caller's view row filter (undefined: none can). */
@@ -177,7 +184,7 @@ export async function streamItems(base: UnitOfWork, open: OpenSnapshot, readPlan
   let items: Item[];
   try {
     head = await rows.next();
-    items = head.done === true ? [] : await toItems(unit, plan.collection, shape, head.value);
+    items = head.done === true ? [] : await decodeItems(unit, plan.collection, shape, head.value);
   } catch (error) {
     await finish();
     throw error;
@@ -187,7 +194,7 @@ export async function streamItems(base: UnitOfWork, open: OpenSnapshot, readPlan
       yield '{"data":[';
       let first = true;
       for (let next = head; next.done !== true; next = await rows.next()) {
-        if (next !== head) items = await toItems(unit, plan.collection, shape, next.value);
+        if (next !== head) items = await decodeItems(unit, plan.collection, shape, next.value);
         for (const item of items) {
           const text = JSON.stringify(item);
           yield first ? text : `,${text}`;
