@@ -1,7 +1,7 @@
 import { ApiError } from '../errors/api-error.js';
 import { isRecord } from '../is-record.js';
 import { bindFilter } from '../plan/bind-filter.js';
-import { and, FALSE_NODE, or, TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
+import { and, or, TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
 import type { Collection } from '../schema/collection.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import { DENIED, OPEN_GRANTS, type GrantAction as StoreGrantAction, type Grants, type Scope, type Scopes } from '../store/scope.js';
@@ -161,39 +161,10 @@ export class Access {
     return scopes;
   }
 
-  /**
-   * `require(main, action)` then `scopes(snapshot, main, action)`, answered by one cache
-   * lookup once a request of the same user, roles, collection and action was allowed.
-   */
-  allowedScopes(snapshot: SchemaSnapshot, main: string, action: GrantAction): Scopes {
-    if (this.root) return new Map();
-    // Kept apart from `scopes`' entries: a hit here means the action was allowed.
-    const key = `allowed\u0000${this.#key(snapshot, main, action)}`;
-    const cached = this.cache.get(key);
-    if (cached !== undefined) return cached;
-    this.require(main, action);
-    const scopes = this.scopes(snapshot, main, action);
-    if (this.cache.size >= MAX_CACHED_SCOPES) this.cache.clear();
-    this.cache.set(key, scopes);
-    return scopes;
-  }
-
   /** Filters may read the user's fields: the user is part of the key. */
   #key(snapshot: SchemaSnapshot, main: string | undefined, action: GrantAction): string {
     return `${snapshot.version}\u0000${String(this.principal.user.id)}\u0000${this.roles.map((role) => role.name).join(',')}\u0000${main ?? ''}\u0000${action}`;
   }
-}
-
-/** Two scope maps in one: a collection in both gets both filters. */
-export function combineScopes(a: Scopes, b: Scopes): Scopes {
-  if (a.size === 0) return b;
-  if (b.size === 0) return a;
-  const merged = new Map(a);
-  for (const [name, scope] of b) {
-    const other = merged.get(name);
-    merged.set(name, other === undefined ? scope : { where: and([other.where, scope.where]), ...(scope.fields ?? other.fields ? { fields: scope.fields ?? other.fields! } : {}) });
-  }
-  return merged;
 }
 
 /** Which grant action a request action needs. */
