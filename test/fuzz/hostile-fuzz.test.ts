@@ -1,5 +1,5 @@
 /**
- * needs issue-8a: fuzzing aimed at the safety rails of API.md section 12 (reserved and
+ * Fuzzing aimed at the safety rails of API.md section 12 (reserved and
  * over-long names, Origin and Host rules, request ids, odd methods, deep JSON, charsets, body
  * shapes). These properties state the contract; they pass once the section 12 rails exist.
  * `FUZZ_SEED` and `FUZZ_RUNS` reproduce or lengthen a run, as in http-fuzz.test.ts.
@@ -13,7 +13,7 @@ import { fuzzCases } from './support/fuzz-run.js';
 import { browserCase, clientMistakeCase, reservedNameCase } from './support/hostile-arbitraries.js';
 
 for (const dialect of DIALECTS) {
-  describe(`needs issue-8a: hostile fuzz on ${dialect}`, () => {
+  describe(`hostile fuzz on ${dialect}`, () => {
     const ctx = useDialectApp(dialect);
     beforeAll(async () => {
       await defineFuzzSchema(ctx.api);

@@ -4,7 +4,7 @@ import { expectError, MISSING_ID, normalised, OWN, useLeakFixture, type LeakFixt
 import { DIALECTS } from '../support/test-database.js';
 
 /**
- * Regressions of issue 23 (writes, links, API keys, role resources): a write may not reach
+ * Regressions of the access-control leaks (writes, links, API keys, role resources): a write may not reach
  * a collection through a nested value or a key that its grants keep it from, and a hidden
  * row answers exactly like a missing one. The reads are in access-leaks.test.ts.
  */

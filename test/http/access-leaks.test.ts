@@ -3,7 +3,7 @@ import { COMMENT_VIEW, expectError, LEAK, POST_VIEW, rowsOf, useLeakFixture, typ
 import { DIALECTS } from '../support/test-database.js';
 
 /**
- * Regressions of issue 23 (reads and write answers): what a caller may not see must not reach
+ * Regressions of the access-control leaks (reads and write answers): what a caller may not see must not reach
  * it through a field list, a firstOrCreate/updateOrCreate lookup or a write's answer.
  * The writes of the tests are in access-leaks-writes.test.ts.
  */

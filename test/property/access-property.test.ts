@@ -1,5 +1,5 @@
 /**
- * The access property (issue 23, /work/notes/semantics.md; docs/auth.md): for random roles and
+ * The access property (docs/auth.md): for random roles and
  * random requests through every route family, an in-memory oracle holding root's snapshot of
  * every row and the grant checks after each request that
  *   1. no answer holds a field, row or count outside the caller's `view` grant (items and

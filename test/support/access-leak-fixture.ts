@@ -3,7 +3,7 @@ import type { Dialect } from '../../src/schema/types.js';
 import { apiFor, useDialectApp, type DialectApp, type Reply, type TestApi } from './test-app.js';
 
 /**
- * The attacker's set-up of issue 23, shared by the access-leak regression tests: a `member`
+ * The attacker's set-up shared by the access-leak regression tests: a `member`
  * who may view its own posts (without `secret`), create comments with a field list, view tags
  * and nothing on authors; posts owned by the member and by others. Hidden values carry the
  * markers SECRET- and NOTE- so a leak anywhere in an answer's text is found by one match.
