@@ -73,23 +73,19 @@ export async function main(argv: string[], env: Record<string, string | undefine
   }
 }
 
-/** Prints the schema file of the database (stdout), for schema-as-code: `corral schema export > schema.json`. */
+/**
+ * Prints the schema file of the database (stdout), for schema-as-code: `corral schema export > schema.json`.
+ * It only reads: a missing SQLite file or a database without Corral's tables is a one-line error, exit 1.
+ */
 async function exportSchemaCommand(config: Config): Promise<void> {
-  const { buildApp } = await import('./app.js');
-  const { exportSchema } = await import('./schema/schema-export.js');
-  // The schema is read, never applied: the export shows the database as it is.
-  const { schemaFile: _schemaFile, ...settings } = config;
-  let built: Awaited<ReturnType<typeof buildApp>>;
+  const { readSchemaFile } = await import('./schema/read-schema-file.js');
+  let file: Awaited<ReturnType<typeof readSchemaFile>>;
   try {
-    built = await buildApp({ ...settings, logLevel: 'silent' });
+    file = await readSchemaFile(config.database, { connectMs: config.dbConnectTimeoutMs, statementMs: config.dbStatementTimeoutMs });
   } catch (error) {
     throw new Error(`cannot export: ${messageOf(error)}`);
   }
-  try {
-    process.stdout.write(`${JSON.stringify(exportSchema(built.schema.snapshot.defs), null, 2)}\n`);
-  } finally {
-    await built.close();
-  }
+  process.stdout.write(`${JSON.stringify(file, null, 2)}\n`);
 }
 
 async function start(config: Config): Promise<void> {

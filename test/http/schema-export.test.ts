@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { openDatabase } from '../../src/db/database.js';
+import { openReadOnly } from '../../src/db/open-read-only.js';
 import { BIN, requireBuild } from '../process/support.js';
 import { defineBlog } from '../support/blog-schema.js';
 import { EVERY_TYPE_SCHEMA } from '../support/every-type-schema.js';
@@ -59,6 +61,51 @@ describe.each(DIALECTS)('schema export on %s', (dialect) => {
       expect(JSON.parse(stdout)).toEqual(file);
     } finally {
       await target.drop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('`corral schema export` only reads: a database Corral never used is a one-line error, exit 1, and stays as it was', async () => {
+    requireBuild();
+    const target = await createTestDatabase(dialect);
+    try {
+      const setup = await openDatabase(target.config);
+      await setup.db.schema.createTable('existing').addColumn('id', 'integer').execute();
+      await setup.close();
+      const failed = await run(process.execPath, [BIN, 'schema', 'export', '--database', target.url], { env: { ...process.env, CORRAL_SCHEMA: '' } }).then(
+        () => undefined,
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      );
+      expect(failed?.code).toBe(1);
+      expect(failed?.stdout).toBe('');
+      expect(failed?.stderr.trim()).toMatch(/^corral: cannot export: .* is not a Corral database \(its corral_collections table cannot be read\)$/);
+      const db = await openReadOnly(target.config, { connectMs: 5000, statementMs: 5000 });
+      try {
+        expect((await db.kysely.introspection.getTables()).map((table) => table.name)).toEqual(['existing']);
+      } finally {
+        await db.close();
+      }
+    } finally {
+      await target.drop();
+    }
+  });
+});
+
+describe('schema export of a SQLite path that does not exist', () => {
+  it('says so in one line, exits 1 and creates neither the file nor its folder', async () => {
+    requireBuild();
+    const dir = mkdtempSync(join(tmpdir(), 'corral-export-'));
+    try {
+      const path = join(dir, 'typo', 'path.sqlite');
+      const failed = await run(process.execPath, [BIN, 'schema', 'export', '--database', `sqlite:${path}`], { env: { ...process.env, CORRAL_SCHEMA: '' } }).then(
+        () => undefined,
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      );
+      expect(failed?.code).toBe(1);
+      expect(failed?.stdout).toBe('');
+      expect(failed?.stderr).toBe(`corral: cannot export: no database at ${path}\n`);
+      expect(existsSync(join(dir, 'typo'))).toBe(false);
+    } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
