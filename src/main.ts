@@ -155,6 +155,7 @@ async function start(config: Config): Promise<void> {
     close().then(
       () => {
         clearTimeout(timer);
+        app.log.info('shutdown finished');
         process.exit(0);
       },
       (error: unknown) => {

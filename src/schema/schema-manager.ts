@@ -59,9 +59,10 @@ export class SchemaManager {
       // An unreachable database fails the start at once, not after a second connect timeout.
       if (classifyDriverError(error, this.database.dialect).kind === 'unavailable') throw error;
       // Expected on a first start; anything else shows up again below if creating fails too.
-      this.log.info({ err: error }, 'the schema could not be read: creating the system tables');
+      this.log.debug({ err: error }, 'the schema could not be read: creating the system tables');
       await ensureSystemTables(this.database.db, this.database.dialect, this.database.mysqlCollation);
       await this.reload();
+      this.log.info('first start: created Corral\'s system tables');
     }
   }
 

@@ -197,6 +197,21 @@ describe('graceful shutdown', () => {
     await database?.drop();
   });
 
+  it('a first start says what it created, with no error or stack trace in the log; shutdown says it finished', async () => {
+    const fresh = await createTestDatabase('sqlite');
+    try {
+      const proc = await startCorral({ env: { DATABASE_URL: fresh.url, LOG_LEVEL: 'info' } });
+      proc.child.kill('SIGTERM');
+      expect((await exitWithin(proc, 15_000)).code, proc.stdout() + proc.stderr()).toBe(0);
+      await waitFor(async () => proc.stdout().includes('shutdown finished'), 'the last log line', 2000);
+      const messages = lines(proc.stdout()).map((line) => JSON.parse(line) as { level: number; msg: string; err?: unknown });
+      expect(messages.map((entry) => entry.msg)).toContain("first start: created Corral's system tables");
+      expect(messages.filter((entry) => entry.err !== undefined || entry.level >= 40)).toEqual([]);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
   it('SIGTERM while a streamed list is in flight: the whole body arrives, then exit 0', async () => {
     const proc = await startCorral({ env: { DATABASE_URL: database.url } });
     const created = await proc.request('POST', '/api/collections:create', {
