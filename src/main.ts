@@ -8,6 +8,7 @@ import { access, constants } from 'node:fs/promises';
 import { APPLIES_SCHEMA_ENV, isRevokedMessage, REVOKED_MESSAGE, runPrimary, SHUTDOWN_MESSAGE, type RevokedMessage } from './cluster/run-primary.js';
 import type { Config } from './config/config.js';
 import { loadConfig } from './config/load-config.js';
+import { settingsHelp } from './config/settings.js';
 import { ClusterRelay } from './cluster/invalidation.js';
 import { CORRAL_VERSION } from './version.js';
 
@@ -19,33 +20,7 @@ Commands:
   help               print this help (also --help, -h)
   version            print the version (also --version)
 
-Options (each also as --option=value; options beat environment variables):
-  --port <n>         PORT                        listen port, 0-65535 (default 13000)
-  --host <host>      HOST                        listen address (default 127.0.0.1)
-  --database <url>   DATABASE_URL                sqlite:<path> | sqlite::memory: | postgres://... |
-                                                 postgresql://... | mysql://... | mariadb://...
-                                                 (default sqlite:./storage/corral.sqlite)
-  --schema <file>    CORRAL_SCHEMA               schema file applied at start (optional)
-
-Environment only:
-  LOG_LEVEL                   fatal|error|warn|info|debug|trace|silent (default info)
-  CORRAL_BODY_LIMIT           largest request body: bytes, or with kb/mb (1kb-1024mb, default 1mb)
-  CORRAL_API_PREFIX           API path prefix (default /api)
-  CORRAL_DB_POOL_SIZE         PostgreSQL/MySQL connections per node, 1-100 (default 10)
-  CORRAL_SHUTDOWN_TIMEOUT_MS  graceful shutdown limit before exiting 1 (default 10000)
-  CORRAL_SCHEMA_POLL_MS       how often to look for schema changes, 50-60000 (default 500)
-  CORRAL_DB_CONNECT_TIMEOUT_MS    PostgreSQL/MySQL connect limit, 100-600000 (default 5000)
-  CORRAL_DB_STATEMENT_TIMEOUT_MS  PostgreSQL/MySQL statement limit, 100-86400000 (default 30000)
-  CORRAL_CORS_ORIGINS         browser origins allowed, comma list or * (default none)
-  CORRAL_ALLOWED_HOSTS        extra Host names on a loopback listener, comma list (default none)
-  CORRAL_WORKERS              worker processes sharing the port, 1-256 (default: the number
-                              of cores; 1 serves from one process; sqlite::memory: forces 1)
-  CORRAL_AUTH                 on (default) or off; off is refused unless HOST is loopback
-  CORRAL_ROOT_EMAIL           root user's email at first start (default root@localhost)
-  CORRAL_ROOT_PASSWORD        root user's password at first start (default: generated, printed once)
-  CORRAL_AUTH_SECRET          token signing secret, 32+ characters (default: generated, kept in the database)
-  CORRAL_TOKEN_TTL_SECONDS    sign-in token lifetime, 60-31622400 (default 604800)
-`;
+${settingsHelp()}`;
 
 export async function main(argv: string[], env: Record<string, string | undefined>): Promise<void> {
   const { command, config } = loadConfig(argv, env);

@@ -10,6 +10,7 @@
  */
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
+import { SETTINGS, type Setting } from './settings.js';
 import type { Config, DatabaseConfig, LogLevel } from './config.js';
 import { DEFAULT_CONFIG } from './config.js';
 import { ConfigError } from './config-error.js';
@@ -48,42 +49,7 @@ export const TOKEN_TTL_SECONDS_MAX = 366 * 24 * 3600;
 export const AUTH_SECRET_MIN_LENGTH = 32;
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
 
-/** Env names of every setting; flags map onto some of them. */
-type Setting =
-  | 'PORT'
-  | 'HOST'
-  | 'DATABASE_URL'
-  | 'CORRAL_SCHEMA'
-  | 'LOG_LEVEL'
-  | 'CORRAL_BODY_LIMIT'
-  | 'CORRAL_BODY_TIMEOUT_MS'
-  | 'CORRAL_API_PREFIX'
-  | 'CORRAL_DB_POOL_SIZE'
-  | 'CORRAL_SHUTDOWN_TIMEOUT_MS'
-  | 'CORRAL_SCHEMA_POLL_MS'
-  | 'CORRAL_AUTH'
-  | 'CORRAL_ROOT_EMAIL'
-  | 'CORRAL_ROOT_PASSWORD'
-  | 'CORRAL_AUTH_SECRET'
-  | 'CORRAL_TOKEN_TTL_SECONDS'
-  | 'CORRAL_CHANGES_POLL_MS'
-  | 'CORRAL_CHANGES_RETENTION'
-  | 'CORRAL_WEBHOOK_RETRY_BASE_MS'
-  | 'CORRAL_WEBHOOK_ALLOW_PRIVATE'
-  | 'CORRAL_DB_CONNECT_TIMEOUT_MS'
-  | 'CORRAL_DB_STATEMENT_TIMEOUT_MS'
-  | 'CORRAL_CORS_ORIGINS'
-  | 'CORRAL_ALLOWED_HOSTS'
-  | 'CORRAL_TRUSTED_PROXIES'
-  | 'CORRAL_WORKERS'
-  | 'CORRAL_CURSOR_SECRET';
-
-const FLAGS: ReadonlyMap<string, Setting> = new Map<string, Setting>([
-  ['--port', 'PORT'],
-  ['--host', 'HOST'],
-  ['--database', 'DATABASE_URL'],
-  ['--schema', 'CORRAL_SCHEMA'],
-]);
+const FLAGS: ReadonlyMap<string, Setting> = new Map(SETTINGS.flatMap((setting): [string, Setting][] => ('flag' in setting ? [[setting.flag, setting.env]] : [])));
 
 const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
   ['start', 'start'],

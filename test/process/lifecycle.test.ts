@@ -127,7 +127,11 @@ describe('start-up refusals', () => {
     expect(version.stdout().trim()).toBe(VERSION);
     const help = await spawnCorral({ args: ['--help'] });
     expect((await help.exited).code).toBe(0);
-    expect(help.stdout()).toContain('DATABASE_URL');
+    // Every setting of the README's configuration table, each on its own line.
+    const table = readFileSync(new URL('../../README.md', import.meta.url), 'utf8').split('## Configuration')[1]!.split('\n\n')[1]!;
+    const names = [...table.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]!);
+    expect(names.length).toBeGreaterThan(20);
+    for (const name of names) expect(help.stdout(), name).toMatch(new RegExp(`^  (--[a-z]+ +)?${name} `, 'm'));
   });
 });
 
