@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS } from '../support/test-database.js';
-import { useDialectApp, type TestApi } from '../support/test-app.js';
+import { defineNocoBaseBlog } from '../support/nocobase-blog-schema.js';
+import { useDialectApp } from '../support/test-app.js';
 
 /**
  * NocoBase's action tests (packages/core/actions/src/__tests__/), replayed over HTTP: each case
@@ -8,31 +9,6 @@ import { useDialectApp, type TestApi } from '../support/test-app.js';
  * (201 for a create, 404 for a missing row, …) the case asserts Corral's answer and
  * docs/api.md's "Differences from NocoBase" table says why.
  */
-
-/** The schema the NocoBase action tests share: posts, comments, profiles, tags, and posts_tags with a field of its own. */
-export async function defineNocoBaseBlog(api: TestApi): Promise<void> {
-  await api.collection({ name: 'posts_tags', fields: [{ name: 'tagged_at', type: 'string' }] });
-  await api.collection({ name: 'tags', fields: [{ name: 'name', type: 'string' }] });
-  await api.collection({
-    name: 'posts',
-    fields: [
-      { name: 'title', type: 'string' },
-      { name: 'status', type: 'string', defaultValue: 'draft' },
-      { name: 'tags', type: 'belongsToMany', target: 'tags', through: 'posts_tags' },
-    ],
-  });
-  await api.collection({ name: 'comments', fields: [{ name: 'content', type: 'string' }, { name: 'post', type: 'belongsTo', target: 'posts' }] });
-  await api.collection({ name: 'profiles', fields: [{ name: 'post_profile', type: 'string' }, { name: 'post', type: 'belongsTo', target: 'posts' }] });
-  for (const field of [
-    { name: 'comments', type: 'hasMany', target: 'comments' },
-    { name: 'profile', type: 'hasOne', target: 'profiles' },
-  ]) {
-    const reply = await api.post('/api/collections/posts/fields:create', field);
-    if (reply.status !== 201) throw new Error(`fields:create failed: ${reply.status} ${reply.text}`);
-  }
-  const inverse = await api.post('/api/collections/tags/fields:create', { name: 'posts', type: 'belongsToMany', target: 'posts', through: 'posts_tags' });
-  if (inverse.status !== 201) throw new Error(`fields:create failed: ${inverse.status} ${inverse.text}`);
-}
 
 for (const dialect of DIALECTS) {
   describe(`NocoBase action tests (create, update, or-create) on ${dialect}`, () => {
