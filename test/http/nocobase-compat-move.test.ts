@@ -52,6 +52,15 @@ for (const dialect of DIALECTS) {
       expect((await order('sort')).map((row) => row.title)).toEqual(['t1', 't2', 't3', 't4']);
     });
 
+    it('"different scope" cases: a targetScope is refused (400 PARAM_INVALID), in the body or the query, and nothing moves', async () => {
+      for (const [url, body] of [[`/api/${name}:move`, { sourceId: 1, targetScope: { state: 2 } }], [`/api/${name}:move?sourceId=1&targetId=3&targetScope[state]=2`, undefined]] as const) {
+        const reply = await ctx.api.post(url, body);
+        expect(reply.status, url).toBe(400);
+        expect(reply.body.errors[0]).toMatchObject({ code: 'PARAM_INVALID', field: 'targetScope' });
+      }
+      expect((await order('sort')).map((row) => row.title)).toEqual(['t1', 't2', 't3', 't4']);
+    });
+
     it('"sticky": the row goes first', async () => {
       expect((await ctx.api.post(`/api/${name}:move`, { sourceId: 3, sticky: true })).status).toBe(200);
       expect((await order('sort')).map((row) => row.title)).toEqual(['t3', 't1', 't2', 't4']);
