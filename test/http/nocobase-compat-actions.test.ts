@@ -84,6 +84,7 @@ for (const dialect of DIALECTS) {
       expect(reply.body.data.content).toBe('c0');
     });
 
+    // (NocoBase's test names the tag as the source and the post as filterByTk; both are 1 there. Here the post is the source.)
     it('update-action.test.ts "update belongs to many through value": the junction row of that link is written', async () => {
       const post = (await ctx.api.post('/api/posts:create', { title: 'p1', tags: [{ name: 't1', posts_tags: { tagged_at: '123' } }] })).body.data;
       const [tag] = (await ctx.api.get(`/api/posts/${post.id}/tags:list`)).body.data;
