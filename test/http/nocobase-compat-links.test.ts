@@ -104,6 +104,29 @@ for (const dialect of DIALECTS) {
       expect(await tagIds(post)).toEqual([t1]);
     });
 
+    it('every write action without a body (no content-type, as the SDK sends one without values) answers as with none', async () => {
+      const [t1] = await newTags('bodyless');
+      const post = await newPost({ title: 'bodyless', tags: [t1] });
+      const victim = await newPost({ title: 'victim' });
+      const cases: [string, number, () => Promise<void>][] = [
+        [`/api/posts/${post}/tags:add`, 200, async () => expect(await tagIds(post)).toEqual([t1])],
+        [`/api/posts/${post}/tags:remove`, 200, async () => expect(await tagIds(post)).toEqual([t1])],
+        [`/api/posts/${post}/tags:toggle`, 200, async () => expect(await tagIds(post)).toEqual([t1])],
+        [`/api/posts/${post}/tags:add?filterByTk=${t1}`, 200, async () => expect(await tagIds(post)).toEqual([t1])],
+        [`/api/posts/${post}/tags:set`, 200, async () => expect(await tagIds(post)).toEqual([])],
+        [`/api/posts/${post}/tags:create`, 201, async () => expect(await tagIds(post)).toHaveLength(1)],
+        [`/api/posts:update?filterByTk=${post}`, 200, async () => expect((await ctx.api.get(`/api/posts/${post}`)).body.data.title).toBe('bodyless')],
+        [`/api/posts:destroy?filterByTk=${victim}`, 200, async () => expect((await ctx.api.get(`/api/posts/${victim}`)).status).toBe(404)],
+        ['/api/posts:destroy', 400, async () => undefined],
+        ['/api/posts:firstOrCreate', 400, async () => undefined],
+      ];
+      for (const [url, status, check] of cases) {
+        const reply = await ctx.built.app.inject({ method: 'POST', url, headers: await ctx.api.authHeaders() });
+        expect(reply.statusCode, `${url} ${reply.body}`).toBe(status);
+        await check();
+      }
+    });
+
     it('destroyed-collection-404.test.ts: list, get and create of a dropped collection, and of one that never existed, are 404', async () => {
       await ctx.api.collection({ name: 'tcdestroy', fields: [{ name: 'name', type: 'string' }] });
       expect((await ctx.api.get('/api/tcdestroy:list')).status).toBe(200);
