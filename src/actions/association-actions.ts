@@ -3,14 +3,16 @@ import { bindReadShape } from '../plan/bind-read-shape.js';
 import type { Relation } from '../schema/collection.js';
 import { associationFilter } from '../store/association-source.js';
 import { createLinked } from '../store/nested-writes.js';
+import { splitThrough } from '../store/through-values.js';
 import type { ActionContext, ActionResult } from './action-context.js';
 import { anchorFromPath, loadScope } from './association-scope.js';
 import { countAction } from './count-action.js';
-import { bindCreateItems, createdResult, nestedOptions, writeFilter } from './create-action.js';
+import { bindCreateItems, bodyOrEmpty, createdResult, nestedOptions, writeFilter } from './create-action.js';
 import { destroyAction } from './destroy-action.js';
 import { getAction } from './get-action.js';
 import { listAction } from './list-action.js';
 import { updateAction } from './update-action.js';
+import { updateWithThrough } from './through-update.js';
 
 type AssociationAction = (ctx: ActionContext, relation: Relation) => Promise<ActionResult>;
 
@@ -49,21 +51,32 @@ const create: AssociationAction = async (ctx, relation) => {
   const { params } = ctx.request;
   const now = new Date();
   const shape = bindReadShape(target, undefined, undefined, params.appends);
-  const { bulk, items } = await bindCreateItems(target, ctx.request.body, now, writeFilter(params));
+  // belongsToMany: each object may carry the values of its link under the through collection's name.
+  const body = bodyOrEmpty(ctx.request.body);
+  const split = (Array.isArray(body) ? body : [body]).map((value) => splitThrough(relation, value));
+  const own = Array.isArray(body) ? split.map((part) => part.own) : split[0]!.own;
+  const { bulk, items } = await bindCreateItems(target, own, now, writeFilter(params));
   if (bulk && !relation.toMany) throw new ApiError('BODY_INVALID', `${relation.name} holds one record; create takes an object`);
   const options = nestedOptions(params, now);
   // A new belongsTo target changes the source's key column, a belongsToMany one adds a junction row of the source: both update the
   // source's association. A new hasOne/hasMany row carries the link itself (its create grant).
   const sourceAction = relation.type === 'belongsTo' || relation.type === 'belongsToMany' ? 'update' : 'view';
-  const rows = await ctx.store.write(ctx, target, async (unit) => createLinked(unit, await loadScope(ctx, relation, unit, sourceAction), items, options));
+  const rows = await ctx.store.write(ctx, target, async (unit) => createLinked(unit, await loadScope(ctx, relation, unit, sourceAction), items, options, split.map((part) => part.through)));
   return createdResult(ctx, target, shape, rows, bulk);
+};
+
+/** update: on a belongsToMany, a body holding the link's values (`{"posts_tags": {…}}`) also writes its through rows. */
+const update: AssociationAction = async (ctx, relation) => {
+  const { own, through } = relation.type === 'belongsToMany' ? splitThrough(relation, bodyOrEmpty(ctx.request.body)) : { own: undefined, through: undefined };
+  if (relation.type !== 'belongsToMany' || through === undefined) return item(updateAction)(ctx, relation);
+  return updateWithThrough(ctx, relation, own, through);
 };
 
 export const ASSOCIATION_ACTIONS = {
   list: async (ctx: ActionContext, relation: Relation) => (relation.toMany ? list(ctx, relation) : item(getAction)(ctx, relation)),
   count: read(countAction),
   get: item(getAction),
-  update: item(updateAction),
+  update,
   destroy: item(destroyAction),
   create,
 } satisfies Record<string, AssociationAction>;

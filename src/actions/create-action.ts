@@ -18,6 +18,14 @@ export function nestedOptions(params: QueryParams, now: Date): NestedOptions {
   return { now, updateAssociationValues: new Set(params.updateAssociationValues ?? []) };
 }
 
+/**
+ * A write without a body (no content, or an empty one labelled JSON) is an empty object, as in
+ * NocoBase: the SDK's `resource('posts').create()` sends no body and creates a row of defaults.
+ */
+export function bodyOrEmpty(body: unknown): unknown {
+  return body === undefined ? {} : body;
+}
+
 /** Validates one object or a bulk array; bulk errors carry `details.index`. */
 export async function bindCreateItems(collection: Collection, body: unknown, now: Date, filter: WriteFilter = {}): Promise<{ bulk: boolean; items: WriteValues[] }> {
   const bulk = Array.isArray(body);
@@ -51,7 +59,7 @@ export async function createAction(ctx: ActionContext, collection: Collection): 
   const { params } = ctx.request;
   const now = new Date();
   const shape = bindReadShape(collection, undefined, undefined, params.appends);
-  const { bulk, items } = await bindCreateItems(collection, ctx.request.body, now, writeFilter(params));
+  const { bulk, items } = await bindCreateItems(collection, bodyOrEmpty(ctx.request.body), now, writeFilter(params));
   const options = nestedOptions(params, now);
   // One flat row is one INSERT … RETURNING: atomic without a transaction (MySQL reads it back, so it keeps one).
   const single = items.length === 1 && items[0]!.associations.size === 0 && items[0]!.sortFields.length === 0 && ctx.store.traits.returning;

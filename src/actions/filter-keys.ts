@@ -7,8 +7,10 @@ import { isRecord } from '../is-record.js';
 
 /**
  * The lookup of firstOrCreate and updateOrCreate: every field named by `filterKeys` equals
- * the body's value for it (`null` matches NULL). Each name must be a readable scalar field
- * the body holds, so a lookup can never widen to "any row".
+ * the body's value for it (`null` matches NULL). Each name must be a readable field of the
+ * collection. A name the body leaves out matches NULL, as in NocoBase (`updateOrCreate` with
+ * `{}` and `filterKeys=title` finds, or creates, the row without a title): the lookup never
+ * widens to "any row".
  */
 export function filterKeysLookup(collection: Collection, params: QueryParams, body: unknown): FilterNode {
   const names = params.filterKeys ?? [];
@@ -18,8 +20,7 @@ export function filterKeysLookup(collection: Collection, params: QueryParams, bo
   for (const name of names) {
     const field = collection.fields.get(name);
     if (field === undefined || field.hidden) throw new ApiError('PARAM_INVALID', `filterKeys: ${collection.name} has no field ${name}`, { field: 'filterKeys' });
-    if (!Object.hasOwn(body, name)) throw new ApiError('PARAM_INVALID', `filterKeys: the body holds no value for ${name}`, { field: 'filterKeys' });
-    raw[name] = { $eq: body[name] };
+    raw[name] = { $eq: Object.hasOwn(body, name) ? body[name] : null };
   }
   return bindFilter(raw, collection, params.timeZone);
 }

@@ -8,7 +8,7 @@ import { readRows, selectedFields, toItems } from '../store/read-rows.js';
 import type { UnitOfWork } from '../store/unit-of-work.js';
 import { checkWrite } from '../store/write-grants.js';
 import { type ActionContext, type ActionResult } from './action-context.js';
-import { createdResult, nestedOptions, writeFilter } from './create-action.js';
+import { bodyOrEmpty, createdResult, nestedOptions, writeFilter } from './create-action.js';
 import { filterKeysLookup } from './filter-keys.js';
 
 /** The first row (in key order) matching `where`, with what `shape` needs selected. */
@@ -59,7 +59,8 @@ export async function findOrCreate(
  * a new record made from the body (201 + Location), in one transaction.
  */
 export async function firstOrCreateAction(ctx: ActionContext, collection: Collection): Promise<ActionResult> {
-  const { params, body } = ctx.request;
+  const { params } = ctx.request;
+  const body = bodyOrEmpty(ctx.request.body);
   const where = filterKeysLookup(collection, params, body);
   const now = new Date();
   const shape = bindReadShape(collection, undefined, undefined, params.appends);

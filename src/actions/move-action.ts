@@ -27,6 +27,8 @@ export async function moveAction(ctx: ActionContext, collection: Collection): Pr
     if (typeof value !== 'string' && typeof value !== 'number') throw invalid(name, 'must be a key');
     return parseKeys(collection, value)[0];
   };
+  // NocoBase's moves between the groups of a sort field's scopeKey: Corral orders the whole collection, so a scope is refused, not ignored.
+  if (read('targetScope') !== undefined && read('targetScope') !== null) throw invalid('targetScope', 'is not supported: a sort field orders the whole collection (no scopeKey)');
   const source = key('sourceId');
   const sticky = read('sticky');
   let placement: MovePlacement;

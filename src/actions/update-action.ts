@@ -6,7 +6,7 @@ import type { Collection } from '../schema/collection.js';
 import { toItems, writtenItems } from '../store/read-rows.js';
 import { updateMatched, updateReturning } from '../store/update-rows.js';
 import { type ActionContext, type ActionResult } from './action-context.js';
-import { nestedOptions, writeFilter } from './create-action.js';
+import { bodyOrEmpty, nestedOptions, writeFilter } from './create-action.js';
 import { bindTarget, requireTarget } from './target-filter.js';
 
 /**
@@ -20,7 +20,7 @@ export async function updateAction(ctx: ActionContext, collection: Collection, s
   requireTarget(target);
   const shape = bindReadShape(collection, undefined, undefined, params.appends);
   const now = new Date();
-  const bound = await bindWriteValues(collection, ctx.request.body ?? {}, 'update', now, writeFilter(params));
+  const bound = await bindWriteValues(collection, bodyOrEmpty(ctx.request.body), 'update', now, writeFilter(params));
   const options = nestedOptions(params, now);
   const single = target.single && target.keys !== undefined && scope === TRUE_NODE && bound.associations.size === 0 && bound.values.size > 0;
   if (single && ctx.store.traits.returning) {

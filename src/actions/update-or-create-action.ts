@@ -6,7 +6,7 @@ import { canonical } from '../store/canonical.js';
 import { updateMatched } from '../store/update-rows.js';
 import type { UnitOfWork } from '../store/unit-of-work.js';
 import { type ActionContext, type ActionResult } from './action-context.js';
-import { nestedOptions, writeFilter } from './create-action.js';
+import { bodyOrEmpty, nestedOptions, writeFilter } from './create-action.js';
 import { filterKeysLookup } from './filter-keys.js';
 import { findOrCreate } from './first-or-create-action.js';
 
@@ -16,7 +16,8 @@ import { findOrCreate } from './first-or-create-action.js';
  * body (201 + Location); one transaction either way.
  */
 export async function updateOrCreateAction(ctx: ActionContext, collection: Collection): Promise<ActionResult> {
-  const { params, body } = ctx.request;
+  const { params } = ctx.request;
+  const body = bodyOrEmpty(ctx.request.body);
   const where = filterKeysLookup(collection, params, body);
   const now = new Date();
   const shape = bindReadShape(collection, undefined, undefined, params.appends);

@@ -32,7 +32,7 @@ export interface QueryParams {
   simplePaginate: boolean;
   /** Keyset paging: '' for the first page, then the opaque `meta.nextCursor`; absent otherwise. */
   cursor?: string;
-  /** move: `sourceId`, `targetId`, `sortField`, `method`, `sticky` as sent (strings). */
+  /** move: `sourceId`, `targetId`, `sortField`, `method`, `sticky` (and `targetScope`, refused) as sent. */
   move?: Record<string, unknown>;
   /** `?q=` on list: the same as a `$search` filter. */
   q?: string;
@@ -158,7 +158,7 @@ export function parseQueryParams(query: Record<string, unknown>, headers: Record
     params.q = query.q;
   }
   const move: Record<string, unknown> = {};
-  for (const name of ['sourceId', 'targetId', 'sortField', 'method', 'sticky']) if (query[name] !== undefined && query[name] !== null) move[name] = query[name];
+  for (const name of ['sourceId', 'targetId', 'sortField', 'method', 'sticky', 'targetScope']) if (query[name] !== undefined && query[name] !== null) move[name] = query[name];
   if (Object.keys(move).length > 0) params.move = move;
   const filter = parseFilter(query.filter);
   if (filter !== undefined) params.filter = filter;

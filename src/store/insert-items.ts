@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
-import { bindWriteValues, toDbRow, type WriteValues } from '../plan/bind-write-values.js';
+import { toDbRow, type WriteValues } from '../plan/bind-write-values.js';
 import type { BelongsToMany, Collection, Row } from '../schema/collection.js';
 import { insertRow } from '../sql/insert-row.js';
 import { runWrite } from './run-write.js';
+import { bindThroughValues, checkThroughValues } from './through-values.js';
 import type { UnitOfWork } from './unit-of-work.js';
 import { checkWrite } from './write-grants.js';
 
@@ -28,10 +29,15 @@ export async function insertItems(unit: UnitOfWork, collection: Collection, item
   return rows;
 }
 
-/** One row of a belongsToMany through collection, with its own fields when given. */
+/**
+ * One row of a belongsToMany through collection, with its own fields when given (through
+ * values: the caller's `update` grant on the through collection must cover them).
+ */
 export async function insertLink(unit: UnitOfWork, relation: BelongsToMany, anchor: unknown, targetValue: unknown, extra: unknown, now: Date): Promise<Row> {
   const through = relation.through;
-  const { values } = await bindWriteValues(through, extra ?? {}, 'create', now);
+  const bound = await bindThroughValues(relation, extra, 'create', now);
+  checkThroughValues(unit, relation, bound);
+  const { values } = bound;
   values.set(relation.foreignKey.name, anchor);
   values.set(relation.otherKey.name, targetValue);
   const [row] = await insertItems(unit, through, [{ values, associations: new Map(), sortFields: [], given: [] }], 'through');

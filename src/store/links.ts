@@ -1,11 +1,11 @@
 import { ApiError } from '../errors/api-error.js';
-import { bindWriteValues, toDbRow } from '../plan/bind-write-values.js';
 import { and, type FilterNode } from '../plan/filter-node.js';
 import type { Collection, Field, Relation } from '../schema/collection.js';
 import { canonical } from './canonical.js';
 import { insertLink } from './insert-items.js';
 import type { AssociationSource } from './association-source.js';
 import type { UnitOfWork } from './unit-of-work.js';
+import { bindThroughValues, updateThroughRows } from './through-values.js';
 import { deleteWhere, selectWhere, updateWhere } from './write-rows.js';
 
 export type LinkMode = 'add' | 'set' | 'remove' | 'toggle';
@@ -113,8 +113,7 @@ export async function applyToMany(
   for (const i of plan.kept) {
     const extra = extras[i];
     if (extra === undefined || Object.keys(extra).length === 0) continue;
-    const { values: changes } = await bindWriteValues(through, extra, 'update', now);
-    await updateWhere(unit, through, toDbRow(through, changes, dialect), and([eq(fk, anchor), eq(other, values[i])]), 'through');
+    await updateThroughRows(unit, relation, anchor, eq(other, values[i]), await bindThroughValues(relation, extra, 'update', now));
   }
 }
 

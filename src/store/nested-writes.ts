@@ -10,6 +10,7 @@ import { insertItems, insertLink } from './insert-items.js';
 import { applyToMany, eq, linkFieldOf, setSourceKey } from './links.js';
 import type { UnitOfWork } from './unit-of-work.js';
 import { selectWhere, updateWhere } from './write-rows.js';
+import { splitThrough } from './through-values.js';
 import { checkWrite, missingTarget } from './write-grants.js';
 
 /** How nested association values may be written. */
@@ -96,7 +97,8 @@ export async function writeDependents(unit: UnitOfWork, collection: Collection, 
     // A key named twice links once, with the through values of its first mention.
     const linked = new Map<string, { value: unknown; extra?: Record<string, unknown> }>();
     for (const item of items) {
-      const [element, extra] = Array.isArray(item) ? item : [item, undefined];
+      // Through values come as a `[key, {…}]` pair or, NocoBase's form, under the through collection's name in the object.
+      const [element, extra] = Array.isArray(item) ? item : pairOf(splitThrough(relation, item));
       const prepare = relation.type === 'belongsToMany' ? undefined : (bound: WriteValues) => setLinkColumn(unit, relation, bound, anchor);
       const target = await resolveTarget(unit, relation, element, options, prepare);
       if (!linked.has(String(target))) linked.set(String(target), { value: target, ...(isRecord(extra) ? { extra } : {}) });
@@ -107,23 +109,32 @@ export async function writeDependents(unit: UnitOfWork, collection: Collection, 
   }
 }
 
+const pairOf = (split: { own: unknown; through?: Record<string, unknown> }): [unknown, Record<string, unknown> | undefined] => [split.own, split.through];
+
 /**
  * New target rows linked to the source of an association, in the unit's transaction.
  * hasOne replaces the row linked before (it is unlinked, not deleted).
  */
-export async function createLinked(unit: UnitOfWork, source: AssociationSource, items: WriteValues[], options: NestedOptions): Promise<Row[]> {
+export async function createLinked(
+  unit: UnitOfWork,
+  source: AssociationSource,
+  items: WriteValues[],
+  options: NestedOptions,
+  /** belongsToMany: the through values of each item's link, by index. */
+  extras: readonly (Record<string, unknown> | undefined)[] = [],
+): Promise<Row[]> {
   const { relation } = source;
   const { target } = relation;
   const created: Row[] = [];
   if (relation.type === 'hasOne') await updateWhere(unit, target, { [relation.foreignKey.name]: null }, source.where, 'view');
-  for (const item of items) {
+  for (const [index, item] of items.entries()) {
     if (relation.type === 'hasMany' || relation.type === 'hasOne') setLinkColumn(unit, relation, item, source.anchor);
     const row = await writeNew(unit, target, item, options);
     created.push(row);
     if (relation.type === 'belongsTo') {
       await setSourceKey(unit, source, row[relation.targetKey.name]);
     } else if (relation.type === 'belongsToMany') {
-      await insertLink(unit, relation, source.anchor, canonical(relation.targetKey, row[relation.targetKey.name], unit.dialect), undefined, options.now);
+      await insertLink(unit, relation, source.anchor, canonical(relation.targetKey, row[relation.targetKey.name], unit.dialect), extras[index], options.now);
     }
   }
   return created;

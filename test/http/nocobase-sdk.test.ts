@@ -7,7 +7,7 @@ import { TEST_ROOT, testConfig } from '../support/test-app.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/test-database.js';
 
 /** The actions used here; the SDK types a resource as an index signature. */
-type ActionName = 'create' | 'list' | 'get' | 'update' | 'destroy' | 'count';
+type ActionName = 'create' | 'list' | 'get' | 'update' | 'destroy' | 'count' | 'updateOrCreate';
 type Resource = Record<ActionName, (params?: Record<string, unknown>) => Promise<{ status: number; data: any }>>;
 
 interface Post {
@@ -120,6 +120,20 @@ for (const dialect of DIALECTS) {
       // The SDK drops a filter's "*" key; an empty filter object lists everything.
       const star = await posts().list({ filter: { '*': {}, status: 'draft' }, sort: ['title'] });
       expect(star.data.data.map((p: Post) => p.title)).toEqual(['a', 'd']);
+    });
+
+    it('create() and update() without values send no body: a row of defaults, then no change (NocoBase create-action.test.ts "create with empty values")', async () => {
+      const created = await posts().create();
+      expect(created.status).toBe(201);
+      expect(created.data.data).toMatchObject({ title: null, views: 0, status: null });
+      const id = created.data.data.id as number;
+      const updated = await posts().update({ filterByTk: id });
+      expect(updated.status).toBe(200);
+      expect(updated.data.data).toMatchObject({ id, title: null, views: 0 });
+      const upserted = await posts().updateOrCreate({ filterKeys: ['title'] });
+      expect(upserted.status).toBe(200);
+      expect(upserted.data.data.id).toBe(id);
+      expect((await posts().destroy({ filterByTk: id })).status).toBe(200);
     });
 
     it('get, update, destroy by filterByTk', async () => {
