@@ -37,6 +37,7 @@ Environment only:
   CORRAL_DB_CONNECT_TIMEOUT_MS    PostgreSQL/MySQL connect limit, 100-600000 (default 5000)
   CORRAL_DB_STATEMENT_TIMEOUT_MS  PostgreSQL/MySQL statement limit, 100-86400000 (default 30000)
   CORRAL_CORS_ORIGINS         browser origins allowed, comma list or * (default none)
+  CORRAL_STUDIO               on|off: the admin web app at / (default on)
   CORRAL_ALLOWED_HOSTS        extra Host names on a loopback listener, comma list (default none)
   CORRAL_WORKERS              worker processes sharing the port, 1-256 (default: the number
                               of cores; 1 serves from one process; sqlite::memory: forces 1)
@@ -135,6 +136,7 @@ async function start(config: Config): Promise<void> {
     throw new Error(`cannot start: ${messageOf(error)}`);
   }
   app.log.info(`Corral listening on ${address}${config.apiPrefix}`);
+  if (config.studio !== false) app.log.info(`Corral Studio: ${address}/`);
 
   let shuttingDown = false;
   let signals = 0;
