@@ -54,24 +54,25 @@ export async function screenshot(browser: Browser, name: string): Promise<string
   writeFileSync(path, png);
   const checker = await browser.context.newPage();
   try {
-    const stats = await checker.evaluate(async (dataUrl: string) => {
+    // Runs in the page (a string: this project's tsconfig has no DOM types).
+    const stats = (await checker.evaluate(`(async (dataUrl) => {
       const image = new Image();
       image.src = dataUrl;
       await image.decode();
       const canvas = document.createElement('canvas');
       canvas.width = image.width;
       canvas.height = image.height;
-      const context = canvas.getContext('2d')!;
+      const context = canvas.getContext('2d');
       context.drawImage(image, 0, 0);
       const pixels = context.getImageData(0, 0, image.width, image.height).data;
-      const counts = new Map<number, number>();
+      const counts = new Map();
       for (let index = 0; index < pixels.length; index += 16) {
-        const colour = (pixels[index]! << 16) | (pixels[index + 1]! << 8) | pixels[index + 2]!;
+        const colour = (pixels[index] << 16) | (pixels[index + 1] << 8) | pixels[index + 2];
         counts.set(colour, (counts.get(colour) ?? 0) + 1);
       }
       const total = pixels.length / 16;
       return { colours: counts.size, commonest: Math.max(...counts.values()) / total, width: image.width };
-    }, `data:image/png;base64,${png.toString('base64')}`);
+    })(${JSON.stringify(`data:image/png;base64,${png.toString('base64')}`)})`)) as { colours: number; commonest: number; width: number };
     expect(stats.colours, `${name}.png has too few colours: blank?`).toBeGreaterThan(20);
     expect(stats.commonest, `${name}.png is nearly one colour`).toBeLessThan(0.97);
   } finally {
