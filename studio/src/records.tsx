@@ -15,7 +15,9 @@ const PAGE_SIZES = [10, 20, 50, 100];
 export function RecordsScreen({ collection, collections }: { collection: Collection; collections: Collection[] }) {
   const key = collection.filterTargetKey;
   const toOne = collection.fields.filter(isToOne);
-  const [columns, setColumns] = useState<string[]>(() => scalarFields(collection).map((field) => field.name));
+  // Foreign keys a belongsTo owns start hidden: the relation's label column shows them.
+  const owned = new Set(collection.fields.filter((field) => field.type === 'belongsTo').map((field) => field.foreignKey));
+  const [columns, setColumns] = useState<string[]>(() => scalarFields(collection).filter((field) => !owned.has(field.name)).map((field) => field.name));
   const [appends, setAppends] = useState<string[]>(() => toOne.map((field) => field.name));
   const [sort, setSort] = useState<string>('');
   const [page, setPage] = useState(1);
