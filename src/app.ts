@@ -23,6 +23,7 @@ import { ALL_METHODS, compileRequestGate } from './http/request-gate.js';
 import { requestLoggerFactory } from './http/request-logger.js';
 import { REQUEST_ID_PATTERN, requestIdGenerator } from './http/request-id.js';
 import { registerOpenApiRoutes } from './openapi/openapi-routes.js';
+import { registerStudio } from './studio/studio-routes.js';
 import { mergeKeys, type ApiRequest } from './request/api-request.js';
 import { parseQueryParams } from './request/query-params.js';
 import { SchemaManager } from './schema/schema-manager.js';
@@ -320,6 +321,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     prefix,
     authenticator === undefined ? undefined : async (request) => authenticator.access(await authenticator.authenticate(request.headers.authorization, headerText(request.headers['x-role']))),
   );
+
+  // Corral Studio at / and /studio/… (CORRAL_STUDIO): its own routes, off the API's path.
+  if (config.studio !== false) registerStudio(app, { prefix });
 
   const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const url = request.url;

@@ -105,7 +105,8 @@ async function start(config: Config): Promise<void> {
     await close().catch(() => undefined);
     throw new Error(`cannot start: ${messageOf(error)}`);
   }
-  app.log.info(`Corral listening on ${address}${config.apiPrefix}`);
+  const studio = config.studio === false ? '' : `, studio ${address}/`;
+  app.log.info(`Corral listening on ${address}: API ${address}${config.apiPrefix}, docs ${address}${config.apiPrefix}/docs${studio}`);
 
   let shuttingDown = false;
   let signals = 0;

@@ -54,6 +54,11 @@ export interface Config {
   /** Lets webhooks target loopback, private and link-local addresses (CORRAL_WEBHOOK_ALLOW_PRIVATE=true); never documentation or reserved ranges. */
   webhookAllowPrivate?: boolean;
   auth: AuthConfig;
+  /**
+   * Whether `/` and `/studio/…` serve the admin web app (CORRAL_STUDIO=on|off; on by default,
+   * off by default when CORRAL_API_PREFIX is `/studio` or under it).
+   */
+  studio?: boolean;
 }
 
 /** Authentication settings (docs/auth.md). */

@@ -193,6 +193,7 @@ function buildConfig(lookup: Lookup): Config {
   if (!config.auth.enabled && !LOOPBACK_HOSTS.has(config.host) && !config.host.startsWith('127.')) {
     throw new ConfigError(`CORRAL_AUTH=off opens every route, so it is refused unless HOST is loopback (got ${quote(config.host)})`);
   }
+  config.studio = studio(lookup('CORRAL_STUDIO'), config.apiPrefix);
   const bodyTimeout = lookup('CORRAL_BODY_TIMEOUT_MS');
   if (bodyTimeout !== undefined) config.bodyTimeoutMs = integer(bodyTimeout, DEFAULT_CONFIG.bodyTimeoutMs, BODY_TIMEOUT_MS_MIN, BODY_TIMEOUT_MS_MAX);
   const changesPoll = lookup('CORRAL_CHANGES_POLL_MS');
@@ -341,6 +342,19 @@ function apiPrefix(raw: Raw | undefined): string {
     );
   }
   return raw.value;
+}
+
+/** Whether the API prefix takes the studio's paths (`/studio`, `/studio/…`; `/` cannot be a prefix). */
+export function prefixTakesStudio(prefix: string): boolean {
+  return prefix === '/studio' || prefix.startsWith('/studio/');
+}
+
+/** CORRAL_STUDIO=on|off; on unless the API prefix takes the studio's paths (then `on` is refused). */
+function studio(raw: Raw | undefined, prefix: string): boolean {
+  if (raw === undefined) return !prefixTakesStudio(prefix);
+  if (raw.value !== 'on' && raw.value !== 'off') throw new ConfigError(`${raw.name} must be on or off (got ${quote(raw.value)})`);
+  if (raw.value === 'on' && prefixTakesStudio(prefix)) throw new ConfigError(`${raw.name}=on needs /studio for the studio, but CORRAL_API_PREFIX is ${quote(prefix)}`);
+  return raw.value === 'on';
 }
 
 /** Comma-separated entries, spaces around them ignored, empty entries refused. */

@@ -104,6 +104,12 @@ export const SETTINGS = [
     help: "browser origins allowed, comma list or * (default none)",
   },
   {
+    env: 'CORRAL_STUDIO',
+    default: "`on`",
+    meaning: "`off` turns the admin web app at `/` and `/studio/…` off (API only). Off by default, and `on` refused, when `CORRAL_API_PREFIX` is `/studio` or below it. See [docs/studio.md](docs/studio.md).",
+    help: "on|off: the admin web app at / (default on)",
+  },
+  {
     env: 'CORRAL_ALLOWED_HOSTS',
     default: "none",
     meaning: "Host names accepted on a loopback listener besides `localhost`, `127.0.0.1`, `[::1]`.",

@@ -43,7 +43,7 @@ export function compileRequestGate(options: RequestGateOptions): RequestGate {
     if (!KNOWN_METHODS.has(request.method)) return done(new ApiError('METHOD_NOT_ALLOWED', `method ${request.method} is not supported`));
     const headers = request.headers;
     if (headers.host === undefined && request.raw.httpVersion === '1.1') return done(new ApiError('REQUEST_INVALID', 'an HTTP/1.1 request needs a Host header'));
-    const refusal = browserGuard(headers);
+    const refusal = browserGuard(headers, () => request.protocol);
     if (refusal !== undefined) return done(refusal);
     // The answer depends on Origin, so caches must key on it, with or without one.
     const origin = headers.origin;

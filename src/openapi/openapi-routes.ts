@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error.js';
 import type { SchemaManager } from '../schema/schema-manager.js';
 import type { Access } from '../auth/permissions.js';
+import { docsInitScript, SIGN_IN_BOX } from './docs-init.js';
 import { OpenApiCache } from './openapi-document.js';
 import type { Visibility } from './document-view.js';
 
@@ -26,6 +27,7 @@ function docsPage(prefix: string): string {
 <link rel="stylesheet" href="${prefix}/docs/swagger-ui.css">
 </head>
 <body>
+${SIGN_IN_BOX}
 <div id="swagger-ui"></div>
 <script src="${prefix}/docs/swagger-ui-bundle.js"></script>
 <script src="${prefix}/docs/init.js"></script>
@@ -68,17 +70,7 @@ export function registerOpenApiRoutes(
 
   const uiDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const files = new Map<string, Buffer>();
-  // validatorUrl null: Swagger UI would otherwise send the document to an outside validator.
-  // The token comes from the fragment (#token=…) once, then from this tab's sessionStorage.
-  const init = Buffer.from(
-    `(function () {\n` +
-      `  var given = /[#&]token=([^&]+)/.exec(location.hash);\n` +
-      `  if (given) { sessionStorage.setItem('corral.token', decodeURIComponent(given[1])); history.replaceState(null, '', location.pathname); }\n` +
-      `  var token = sessionStorage.getItem('corral.token');\n` +
-      `  window.ui = SwaggerUIBundle({ url: ${JSON.stringify(`${prefix}/openapi.json`)}, dom_id: '#swagger-ui', deepLinking: true, displayOperationId: true, validatorUrl: null, docExpansion: 'none',\n` +
-      `    requestInterceptor: function (request) { if (token && !request.headers.Authorization) request.headers.Authorization = 'Bearer ' + token; return request; } });\n` +
-      `})();\n`,
-  );
+  const init = Buffer.from(docsInitScript(prefix));
   const page = docsPage(prefix);
   app.get(`${prefix}/docs`, async (_request, reply) => reply.type('text/html; charset=utf-8').send(page));
   app.get(`${prefix}/docs/init.js`, async (_request, reply) => reply.type('text/javascript; charset=utf-8').send(init));

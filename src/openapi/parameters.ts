@@ -20,7 +20,8 @@ const PARAMETERS: Record<QueryParameter, JsonSchema> = {
   filter: {
     in: 'query',
     description: 'JSON-encoded filter (API.md §5); the qs nested form filter[title][$eq]=x is accepted too',
-    content: { 'application/json': { schema: ref(FILTER_SCHEMA) } },
+    // The example is what Swagger UI fills in: an empty filter, valid on every collection.
+    content: { 'application/json': { schema: ref(FILTER_SCHEMA), example: {} } },
   },
   fields: nameList('only these fields; assoc.field selects inside an appended association'),
   except: nameList('fields to leave out'),

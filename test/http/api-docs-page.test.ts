@@ -8,6 +8,7 @@ import { buildApp, type BuiltApp } from '../../src/app.js';
 import { defineBlog } from '../support/blog-schema.js';
 import { apiFor, TEST_ROOT, testConfig } from '../support/test-app.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/test-database.js';
+import { openBrowser, screenshot } from '../browser/browser-support.js';
 
 /** Debian's chromium package (`.ci/run` installs it); the test never downloads a browser. */
 const CHROMIUM = process.env.CORRAL_TEST_CHROMIUM ?? '/usr/bin/chromium';
@@ -64,4 +65,34 @@ describe.skipIf(!hasBrowser)(`GET /api/docs in headless Chromium (${DIALECTS[0]}
       rmSync(profile, { recursive: true, force: true });
     }
   }, 60_000);
+  it('shows a sign-in box instead of a bare error, then runs "Try it out" from the page: the default list call and a create', async () => {
+    const browser = await openBrowser(base);
+    const page = browser.page;
+    page.setDefaultTimeout(20_000);
+    try {
+      expect((await page.goto(`${base}/api/docs`))?.status()).toBe(200);
+      await page.locator('#corral-sign-in').waitFor();
+      await page.getByLabel('Email or username').fill(TEST_ROOT.email);
+      await page.getByLabel('Password').fill(TEST_ROOT.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.locator('#operations-tag-posts').click();
+      const list = page.locator('[id="operations-posts-posts\\\\.list"]');
+      await list.locator('.opblock-summary').click();
+      await list.getByRole('button', { name: 'Try it out' }).click();
+      await list.getByRole('button', { name: 'Execute' }).click();
+      await expect.poll(() => list.locator('.live-responses-table tbody .response-col_status').first().textContent()).toMatch(/^200/);
+      const create = page.locator('[id="operations-posts-posts\\\\.create"]');
+      await create.locator('.opblock-summary').click();
+      await create.getByRole('button', { name: 'Try it out' }).click();
+      await create.locator('textarea.body-param__text').fill('{"title": "written from the docs page"}');
+      await create.getByRole('button', { name: 'Execute' }).click();
+      await expect.poll(() => create.locator('.live-responses-table tbody .response-col_status').first().textContent()).toMatch(/^201/);
+      await screenshot(browser, 'api-docs-try-it-out');
+      const stored = await apiFor(built).get('/api/posts:list?filter={"title":"written from the docs page"}');
+      expect(stored.body.data).toHaveLength(1);
+      expect(browser.outside).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 90_000);
 });

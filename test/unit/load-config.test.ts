@@ -22,6 +22,7 @@ const DEFAULTS: Config = {
   trustedProxies: [],
   workers: availableParallelism(),
   auth: { enabled: true, rootEmail: 'root@localhost', tokenTtlSeconds: 604_800 },
+  studio: true,
 };
 
 function errorOf(argv: string[], env: Env): ConfigError {
@@ -103,6 +104,11 @@ describe('loadConfig env values', () => {
     ['CORRAL_BODY_LIMIT 1024mb (max)', { CORRAL_BODY_LIMIT: '1024mb' }, { bodyLimit: 1024 ** 3 }],
     ['CORRAL_API_PREFIX', { CORRAL_API_PREFIX: '/v1' }, { apiPrefix: '/v1' }],
     ['CORRAL_API_PREFIX nested', { CORRAL_API_PREFIX: '/corral/api-v2' }, { apiPrefix: '/corral/api-v2' }],
+    ['CORRAL_STUDIO off', { CORRAL_STUDIO: 'off' }, { studio: false }],
+    ['CORRAL_STUDIO on', { CORRAL_STUDIO: 'on' }, { studio: true }],
+    ['CORRAL_API_PREFIX taking /studio turns the studio off', { CORRAL_API_PREFIX: '/studio' }, { apiPrefix: '/studio', studio: false }],
+    ['CORRAL_API_PREFIX under /studio turns the studio off', { CORRAL_API_PREFIX: '/studio/api' }, { apiPrefix: '/studio/api', studio: false }],
+    ['CORRAL_API_PREFIX /studios leaves the studio on', { CORRAL_API_PREFIX: '/studios' }, { apiPrefix: '/studios', studio: true }],
     ['CORRAL_SHUTDOWN_TIMEOUT_MS', { CORRAL_SHUTDOWN_TIMEOUT_MS: '2500' }, { shutdownTimeoutMs: 2500 }],
     ['CORRAL_BODY_TIMEOUT_MS', { CORRAL_BODY_TIMEOUT_MS: '30000' }, { bodyTimeoutMs: 30000 }],
     ['CORRAL_BODY_TIMEOUT_MS min', { CORRAL_BODY_TIMEOUT_MS: '100' }, { bodyTimeoutMs: 100 }],
@@ -266,6 +272,9 @@ describe('loadConfig errors name the setting', () => {
     ['CORRAL_BODY_LIMIT unknown unit', [], { CORRAL_BODY_LIMIT: '1gb' }, 'CORRAL_BODY_LIMIT must be a size'],
     ['CORRAL_BODY_LIMIT fraction', [], { CORRAL_BODY_LIMIT: '1.5mb' }, 'CORRAL_BODY_LIMIT must be a size'],
     ['CORRAL_BODY_LIMIT words', [], { CORRAL_BODY_LIMIT: 'big' }, 'CORRAL_BODY_LIMIT must be a size'],
+    // CORRAL_STUDIO
+    ['CORRAL_STUDIO not on/off', [], { CORRAL_STUDIO: 'yes' }, 'CORRAL_STUDIO must be on or off (got "yes")'],
+    ['CORRAL_STUDIO=on with the prefix on /studio', [], { CORRAL_STUDIO: 'on', CORRAL_API_PREFIX: '/studio' }, 'CORRAL_STUDIO=on needs /studio for the studio'],
     // CORRAL_API_PREFIX
     ['CORRAL_API_PREFIX without leading slash', [], { CORRAL_API_PREFIX: 'api' }, 'CORRAL_API_PREFIX must start with "/"'],
     ['CORRAL_API_PREFIX with trailing slash', [], { CORRAL_API_PREFIX: '/api/' }, 'CORRAL_API_PREFIX must start with "/"'],
