@@ -186,6 +186,11 @@ for (const dialect of DIALECTS) {
         expect(listed.find((p: { title: string }) => p.title === 'with comments').comments.map((c: { body: string }) => c.body)).toEqual(['c1']);
         const appended = ok(await reader.api.get(`/api/posts:get?filterByTk=${post.id}&appends[]=comments`)).body.data;
         expect(appended.comments.map((c: { body: string }) => c.body)).toEqual(['c1']);
+        // The target under the strategy alone (no field list of its own): the association comes whole.
+        await role({ name: 'assocStrategy', strategy: { actions: ['view'] }, resources: [{ name: 'posts', actions: [{ name: 'view', fields: ['title', 'comments'] }] }] });
+        const strategy = await user(['assocStrategy']);
+        const whole = ok(await strategy.api.get(`/api/posts:list?fields[]=title&fields[]=comments&filterByTk=${post.id}`)).body.data;
+        expect(whole.find((p: { title: string }) => p.title === 'with comments').comments.map((c: { body: string }) => c.body).sort()).toEqual(['c1', 'c2']);
         // Without a view grant on the target, the association stays out.
         await role({ name: 'assocNoTarget', resources: [{ name: 'posts', actions: [{ name: 'view', fields: ['title', 'comments'] }] }] });
         const blind = await user(['assocNoTarget']);
