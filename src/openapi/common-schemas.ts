@@ -185,6 +185,8 @@ export function commonSchemas(): Record<string, JsonSchema> {
         title: { type: 'string' },
         description: { type: 'string' },
         timestamps: { type: 'boolean' },
+        createdAt: { type: 'boolean', description: 'false: no createdAt field (default: timestamps); in a definition only when it differs from timestamps' },
+        updatedAt: { type: 'boolean', description: 'false: no updatedAt field (default: timestamps); in a definition only when it differs from timestamps' },
         createdBy: { type: 'boolean', description: 'a belongsTo `createdBy` to users (`createdById`), stamped by the server on create' },
         updatedBy: { type: 'boolean', description: 'a belongsTo `updatedBy` to users (`updatedById`), stamped by the server on every write' },
         autoGenId: { type: 'boolean' },
