@@ -3,7 +3,7 @@ import { isRecord } from '../is-record.js';
 import { bindFilter } from '../plan/bind-filter.js';
 import { sampleUser, withUser } from '../auth/user-variables.js';
 import { USERS } from '../auth/system-collections.js';
-import { OWNER_COLUMN, resourceScope } from '../auth/role-strategy.js';
+import { OWNER_COLUMN, ownsRows, resourceScope } from '../auth/role-strategy.js';
 import type { QueryParams } from '../request/query-params.js';
 import type { Collection } from '../schema/collection.js';
 import type { ActionContext, ActionResult } from './action-context.js';
@@ -91,7 +91,7 @@ function resourceItem(ctx: ActionContext, body: unknown, name: string | undefine
     // NocoBase's built-in `own` scope (rows whose createdById is the caller); named scopes are inline filters here.
     if (resourceScope(action.scope, action.name, at) === 'own') {
       // A strategy's `:own` matches no row of such a collection; a resource names it, so it is refused at once.
-      if (collection !== undefined && !collection.fields.has(OWNER_COLUMN)) throw new ApiError('VALIDATION_FAILED', `${at}.scope own needs ${collectionName}.${OWNER_COLUMN} (the collection option createdBy: true)`, { field: 'actions' });
+      if (collection !== undefined && !ownsRows(collection)) throw new ApiError('VALIDATION_FAILED', `${at}.scope own needs ${collectionName}.${OWNER_COLUMN} (the collection option createdBy: true)`, { field: 'actions' });
       out.scope = 'own';
     }
     if (action.fields !== undefined) {

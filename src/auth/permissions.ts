@@ -7,7 +7,7 @@ import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import { DENIED, OPEN_GRANTS, type GrantAction as StoreGrantAction, type Grants, type Scope, type Scopes } from '../store/scope.js';
 import type { Principal } from './principal.js';
 import { withUser } from './user-variables.js';
-import { OWNER_COLUMN, resourceScope, strategyAction } from './role-strategy.js';
+import { ownsRows, OWNER_COLUMN, resourceScope, strategyAction } from './role-strategy.js';
 import { API_KEYS, GRANT_ACTIONS, ROLES, ROOT_ROLE, USERS } from './system-collections.js';
 
 /** Bound scope sets kept per node (by schema version, user, roles, collection and action). */
@@ -192,13 +192,13 @@ export class Access {
 
   /**
    * One role's row grant bound to `collection`: its filter AND, for `own`, `createdById` = the
-   * caller. A collection without `createdById` (no `createdBy` option) has no row the caller
-   * owns: an own grant there matches nothing.
+   * caller. A collection without a server-stamped `createdById` (ownsRows) has no row the
+   * caller owns: an own grant there matches nothing.
    */
   #rows(row: RowGrant, collection: Collection): FilterNode {
     const parts: FilterNode[] = [];
     if (row.filter !== undefined) parts.push(bindFilter(withUser(row.filter, this.principal.user), collection));
-    if (row.own === true) parts.push(collection.fields.has(OWNER_COLUMN) ? bindFilter({ [OWNER_COLUMN]: { $eq: this.principal.user.id } }, collection) : FALSE_NODE);
+    if (row.own === true) parts.push(ownsRows(collection) ? bindFilter({ [OWNER_COLUMN]: { $eq: this.principal.user.id } }, collection) : FALSE_NODE);
     return and(parts);
   }
 

@@ -1,5 +1,7 @@
 import { ApiError } from '../errors/api-error.js';
 import { isRecord } from '../is-record.js';
+import type { Collection } from '../schema/collection.js';
+import { stampColumn } from '../schema/stamp-options.js';
 import { GRANT_ACTIONS } from './system-collections.js';
 
 /** The X-Role value that asks for the union of the user's roles (NocoBase's name). */
@@ -10,6 +12,15 @@ export const OWN_ACTIONS: ReadonlySet<string> = new Set(['view', 'update', 'dest
 
 /** The column an `:own` grant compares with the caller's id (the `createdBy` collection option's). */
 export const OWNER_COLUMN = 'createdById';
+
+/**
+ * Whether rows of `collection` record their creator in a column only the server writes
+ * (`createdById`, stamp-options.ts): an own grant is meaningful there and nowhere else (a
+ * plain column a client could set would let it forge ownership).
+ */
+export function ownsRows(collection: Collection): boolean {
+  return stampColumn(collection.def, 'createdBy') === OWNER_COLUMN && collection.fields.has(OWNER_COLUMN);
+}
 
 /** One strategy action read: `view`, or `view:own` (only rows the caller created). */
 export function strategyAction(text: string): { action: string; own: boolean } | undefined {

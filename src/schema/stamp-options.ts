@@ -56,15 +56,43 @@ export function markStamps(def: CollectionDef, options: StampOptions): void {
   if (options.updatedBy) def.updatedBy = true;
 }
 
-/** The foreign key column the server fills for `key` on `def`, or undefined when the option is off. */
+interface Stamps {
+  readonly createdBy?: string;
+  readonly updatedBy?: string;
+  /** The key columns and the relations over them: what a client may not write. */
+  readonly names: ReadonlySet<string>;
+}
+
+const stampsByDef = new WeakMap<CollectionDef, Stamps>();
+
+/**
+ * The columns the server fills on `def`: `createdById` / `updatedById` when the option is set,
+ * or when the collection has that column as a foreign key to users (a belongsTo added later
+ * through the fields API, as NocoBase's `createdBy` interface does). Cached per definition.
+ */
+function stampsOf(def: CollectionDef): Stamps {
+  let stamps = stampsByDef.get(def);
+  if (stamps !== undefined) return stamps;
+  const columns: { createdBy?: string; updatedBy?: string } = {};
+  const names = new Set<string>();
+  for (const key of ['createdBy', 'updatedBy'] as const) {
+    const { foreignKey } = STAMP_RELATIONS[key];
+    if (def[key] !== true && !def.fields.some((field) => field.name === foreignKey && field.references?.collection === USERS)) continue;
+    columns[key] = foreignKey;
+    names.add(foreignKey);
+    for (const relation of def.relations ?? []) if (relation.type === 'belongsTo' && relation.foreignKey === foreignKey) names.add(relation.name);
+  }
+  stamps = { ...columns, names };
+  stampsByDef.set(def, stamps);
+  return stamps;
+}
+
+/** The foreign key column the server fills for `key` on `def`, or undefined when there is none. */
 export function stampColumn(def: CollectionDef, key: 'createdBy' | 'updatedBy'): string | undefined {
-  return def[key] === true ? STAMP_RELATIONS[key].foreignKey : undefined;
+  return stampsOf(def)[key];
 }
 
 /** Whether `name` (a field or relation of `def`) is one the server fills: a client's value is ignored. */
 export function isStampName(def: CollectionDef, name: string): boolean {
-  for (const key of ['createdBy', 'updatedBy'] as const) {
-    if (def[key] === true && (name === STAMP_RELATIONS[key].relation || name === STAMP_RELATIONS[key].foreignKey)) return true;
-  }
-  return false;
+  return stampsOf(def).names.has(name);
 }

@@ -42,8 +42,9 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    describe('createdBy, updatedBy, createdAt, updatedAt (core/database __tests__)', () => {
-      it('createdBy: true adds a belongsTo createdBy to users with createdById, stamped on create (core/database/src/__tests__/fields/created-by-field.test.ts)', async () => {
+    const FIELDS = 'packages/plugins/@nocobase/plugin-users/src/server/__tests__/fields.test.ts';
+    describe('createdBy, updatedBy, createdAt, updatedAt (plugin-users fields.test.ts)', () => {
+      it(`collection definition case 1 and case 2 (${FIELDS}): createdBy/updatedBy relations, filled with the signed-in user`, async () => {
         const definition = ok(await ctx.api.get('/api/collections/posts')).body.data;
         expect(JSON.stringify(definition)).toContain('createdById');
         const me = (await ctx.api.get('/api/auth:check')).body.data.id;
@@ -54,7 +55,16 @@ for (const dialect of DIALECTS) {
         expect(read.createdBy.id).toBe(me);
       });
 
-      it('updatedBy follows the last writer; createdBy stays (core/database/src/__tests__/fields/updated-by-field.test.ts)', async () => {
+      it(`should add createdBy field (${FIELDS}): a belongsTo to users over createdById added later is stamped too`, async () => {
+        await ctx.api.collection({ name: 'a', timestamps: false, fields: [{ name: 'n', type: 'string' }] });
+        ok(await ctx.api.post('/api/collections/a/fields:create', { name: 'xxxxxx', type: 'belongsTo', target: 'users', foreignKey: 'createdById' }), 201);
+        const me = (await ctx.api.get('/api/auth:check')).body.data.id;
+        const row = ok(await ctx.api.post('/api/a:create', { n: 'x', createdById: 999 }), 201).body.data;
+        const read = ok(await ctx.api.get(`/api/a:get?filterByTk=${row.id}&appends[]=xxxxxx`)).body.data;
+        expect(read.xxxxxx.id).toBe(me);
+      });
+
+      it(`collection definition case 3 (${FIELDS}): updatedBy follows the last writer, createdBy stays`, async () => {
         await role({ name: 'writer', strategy: { actions: ['view', 'create', 'update'] } });
         const writer = await user(['writer']);
         const post = ok(await ctx.api.post('/api/posts:create', { title: 'by root' }), 201).body.data;
@@ -62,7 +72,7 @@ for (const dialect of DIALECTS) {
         expect(updated[0] ?? updated).toMatchObject({ createdById: post.createdById, updatedById: writer.id });
       });
 
-      it('createdAt: false leaves out createdAt, updatedAt stays (core/database/src/__tests__/collection.test.ts timestamps options)', async () => {
+      it('createdAt: false leaves out createdAt, updatedAt stays (NocoBase collection options createdAt/updatedAt; docs collection-options.md)', async () => {
         await ctx.api.collection({ name: 'stamps', createdAt: false, fields: [{ name: 'x', type: 'string' }] });
         const row = ok(await ctx.api.post('/api/stamps:create', { x: '1' }), 201).body.data;
         expect(row.createdAt).toBeUndefined();
