@@ -185,6 +185,16 @@ for (const dialect of DIALECTS) {
     });
 
     describe('association fields in a field grant (association-field.test.ts)', () => {
+      it(`should access association actions by target permission (${NB}/association-field.test.ts)`, async () => {
+        const post = ok(await ctx.api.post('/api/posts:create', { title: 'hello world', comments: [{ body: 'comment 1' }] }), 201).body.data;
+        await role({ name: 'test-role', resources: [{ name: 'posts', actions: [{ name: 'view', fields: ['comments'] }] }] });
+        const member = await user(['test-role']);
+        ok(await member.api.get(`/api/posts/${post.id}/comments:list`), 403);
+        ok(await ctx.api.post('/api/roles/test-role/resources:create', { name: 'comments', actions: [{ name: 'view' }] }), 201);
+        const listed = ok(await member.api.get(`/api/posts/${post.id}/comments:list`)).body.data;
+        expect(listed.map((c: { body: string }) => c.body)).toEqual(['comment 1']);
+      });
+
       it(`a field grant naming an association returns it to fields/appends, narrowed by the target's grant (${NB}/association-field.test.ts)`, async () => {
         const post = ok(await ctx.api.post('/api/posts:create', { title: 'with comments', comments: [{ body: 'c1' }, { body: 'c2' }] }), 201).body.data;
         await role({ name: 'assoc', resources: [{ name: 'posts', actions: [{ name: 'view', fields: ['title', 'comments'] }] }, { name: 'comments', actions: [{ name: 'view', fields: ['id', 'body'], filter: { body: 'c1' } }] }] });
