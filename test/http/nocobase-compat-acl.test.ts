@@ -115,6 +115,13 @@ for (const dialect of DIALECTS) {
         expect(ok(await victim.api.get('/api/posts:list')).body.data).toEqual([]);
       });
 
+      it('nobody grants more than they have: view:own may pass on view:own, not view (Corral)', async () => {
+        await role({ name: 'roleAdmin', strategy: { actions: ['view:own'] }, resources: [{ name: 'roles', actions: [{ name: 'view' }, { name: 'create' }] }] });
+        const admin = await user(['roleAdmin']);
+        expect(ok(await admin.api.post('/api/roles:create', { name: 'wider', strategy: { actions: ['view'] } }), 403).body.errors[0].field).toBe('strategy');
+        ok(await admin.api.post('/api/roles:create', { name: 'narrow', strategy: { actions: ['view:own'] } }), 201);
+      });
+
       it('unknown strategy actions are refused, not stored (role.test.ts strategy)', async () => {
         for (const actions of [['view', 'fly'], ['create:own'], ['view:mine'], [7]]) {
           const reply = ok(await ctx.api.post('/api/roles:create', { name: `bad${++n}`, strategy: { actions } }), 400);
