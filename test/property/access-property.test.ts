@@ -9,7 +9,7 @@
  *   3. a key of a row outside the caller's scope answers exactly like a missing key.
  * Each scenario creates a role with random resources (actions, field lists, row filters incl.
  * `{{$user.id}}` and an association path, the `own` scope on posts and comments) and a strategy
- * (with `view:own`, `update:own`, `destroy:own`), in one scenario of four a second such role
+ * (with `view:own`, `update:own`, `destroy:own`), in two scenarios of three a second such role
  * sent as `X-Role: __union__` (the oracle takes the union: either allows, fields added up, row
  * filters OR-ed), gives them to one user, reseeds rows owned by that user and by others (some
  * created by the user under a seeding role, so their `createdById` is the user's), then sends
