@@ -205,6 +205,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   try {
     await schema.init();
+    // The auth collections first: a schema file's collections may point at users (createdBy: true).
+    await ensureAuthTables(database.db, database.dialect, database.mysqlCollation);
+    await ensureAuthCollections(schema, database, { email: config.auth.rootEmail, ...(config.auth.rootPassword === undefined ? {} : { password: config.auth.rootPassword }) }, app.log);
     if (config.schemaFile !== undefined) {
       const text = await readFile(config.schemaFile, 'utf8');
       let parsed: unknown;
@@ -217,8 +220,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         throw new Error(`CORRAL_SCHEMA: ${error instanceof ApiError ? error.message : String(error)}`);
       });
     }
-    await ensureAuthTables(database.db, database.dialect, database.mysqlCollation);
-    await ensureAuthCollections(schema, database, { email: config.auth.rootEmail, ...(config.auth.rootPassword === undefined ? {} : { password: config.auth.rootPassword }) }, app.log);
     await authenticator?.init(config.schemaPollMs);
     await ensureChangesTables(database.db, database.dialect);
     store.outbox(outboxHook(() => schema.snapshot), database.dialect === 'postgres' ? { accepts: fusable, fuse: fusePostgresOutbox } : undefined);

@@ -3,6 +3,7 @@ import { isRecord } from '../is-record.js';
 import { bindFilter } from '../plan/bind-filter.js';
 import { sampleUser, withUser } from '../auth/user-variables.js';
 import { USERS } from '../auth/system-collections.js';
+import { OWNER_COLUMN, ownsRows, resourceScope } from '../auth/role-strategy.js';
 import type { QueryParams } from '../request/query-params.js';
 import type { Collection } from '../schema/collection.js';
 import type { ActionContext, ActionResult } from './action-context.js';
@@ -23,7 +24,7 @@ function rowParams(ctx: ActionContext, fields: string[]): QueryParams {
   return { page, pageSize, paginate, simplePaginate, cascade, fields };
 }
 
-type ResourceItem = { name: string; actions: Array<{ name: string; fields?: string[]; filter?: Record<string, unknown> }> };
+type ResourceItem = { name: string; actions: Array<{ name: string; fields?: string[]; filter?: Record<string, unknown>; scope?: 'own' }> };
 
 function rolesOf(ctx: ActionContext): Collection {
   const roles = ctx.snapshot.get(ROLES);
@@ -87,6 +88,12 @@ function resourceItem(ctx: ActionContext, body: unknown, name: string | undefine
       throw new ApiError('VALIDATION_FAILED', `${at}.name must be one of view, create, update, destroy`, { field: 'actions' });
     }
     const out: ResourceItem['actions'][number] = { name: action.name };
+    // NocoBase's built-in `own` scope (rows whose createdById is the caller); named scopes are inline filters here.
+    if (resourceScope(action.scope, action.name, at) === 'own') {
+      // A strategy's `:own` matches no row of such a collection; a resource names it, so it is refused at once.
+      if (collection !== undefined && !ownsRows(collection)) throw new ApiError('VALIDATION_FAILED', `${at}.scope own needs ${collectionName}.${OWNER_COLUMN} (the collection option createdBy: true)`, { field: 'actions' });
+      out.scope = 'own';
+    }
     if (action.fields !== undefined) {
       if (!Array.isArray(action.fields) || !action.fields.every((field) => typeof field === 'string' && (collection === undefined || collection.fields.has(field) || collection.relations.has(field)))) {
         throw new ApiError('VALIDATION_FAILED', `${at}.fields must list fields of ${collectionName}`, { field: 'actions' });

@@ -8,6 +8,28 @@ import { API_KEYS, ROOT_ROLE } from './system-collections.js';
 
 /** Lifetime of an API key created without expiresIn. */
 const API_KEY_DEFAULT_TTL_SECONDS = 365 * 24 * 3600;
+/** The longest lifetime a key may have; `"never"` means this long (a token always has an expiry). */
+export const API_KEY_MAX_TTL_SECONDS = 10 * 365 * 24 * 3600;
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 24 * 3600 };
+
+/** `role` as NocoBase's client sends it (`{"name": "admin", ...}`) or a role name. */
+function roleNameOf(role: unknown): string {
+  const name = typeof role === 'object' && role !== null && !Array.isArray(role) ? (role as Record<string, unknown>).name : role;
+  if (typeof name !== 'string' || name === '') throw new ApiError('VALIDATION_FAILED', 'role must be a role name or {"name": <role name>}', { field: 'role' });
+  return name;
+}
+
+/** `expiresIn` in seconds: a positive integer, `"<n>d"` (or s, m, h: NocoBase offers 1d, 7d, 30d, 90d) or `"never"`; at most ten years. */
+function lifetimeOf(expiresIn: unknown): number {
+  if (expiresIn === undefined || expiresIn === null) return API_KEY_DEFAULT_TTL_SECONDS;
+  if (expiresIn === 'never') return API_KEY_MAX_TTL_SECONDS;
+  const match = typeof expiresIn === 'string' ? /^([1-9][0-9]{0,9})([smhd])$/.exec(expiresIn) : null;
+  const seconds = match !== null ? Number(match[1]) * UNIT_SECONDS[match[2]!]! : expiresIn;
+  if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds <= 0 || seconds > API_KEY_MAX_TTL_SECONDS) {
+    throw new ApiError('VALIDATION_FAILED', `expiresIn must be a number of seconds up to ${API_KEY_MAX_TTL_SECONDS}, "<n>d" (1d, 7d, 30d, 90d) or "never"`, { field: 'expiresIn' });
+  }
+  return seconds;
+}
 
 /** API keys are stored as this digest: the token itself is high-entropy, a slow hash adds nothing. */
 export function tokenHash(token: string): string {
@@ -23,25 +45,26 @@ export async function createApiKey(
   sign: (claims: Record<string, string>, ttlSeconds: number) => Promise<string>,
 ): Promise<{ id: number; token: string }> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiError('BODY_INVALID', 'apiKeys:create needs {"name", "role", "expiresIn"?}');
-  const { name, role, expiresIn } = body as Record<string, unknown>;
+  const { name, expiresIn } = body as Record<string, unknown>;
   if (typeof name !== 'string' || name === '') throw new ApiError('VALIDATION_FAILED', 'name must be a non-empty string', { field: 'name' });
-  if (typeof role !== 'string') throw new ApiError('VALIDATION_FAILED', 'role must be a role name', { field: 'role' });
-  if (expiresIn !== undefined && expiresIn !== null && !(Number.isInteger(expiresIn) && (expiresIn as number) > 0)) {
-    throw new ApiError('VALIDATION_FAILED', 'expiresIn must be a positive number of seconds', { field: 'expiresIn' });
-  }
-  if (!principal.roles.includes(role) && !principal.roles.includes(ROOT_ROLE)) throw new ApiError('FORBIDDEN', `you cannot give a key the role ${role}`, { field: 'role' });
+  const role = roleNameOf((body as Record<string, unknown>).role);
+  const ttl = lifetimeOf(expiresIn);
+  // NocoBase answers 400 "Role not found" for a role the creator does not hold.
+  if (!principal.roles.includes(role) && !principal.roles.includes(ROOT_ROLE)) throw new ApiError('VALIDATION_FAILED', `role not found among your roles: ${role}`, { field: 'role' });
   if (principal.apiKeyId !== undefined) throw new ApiError('FORBIDDEN', 'an API key cannot create API keys');
-  const ttl = typeof expiresIn === 'number' ? expiresIn : API_KEY_DEFAULT_TTL_SECONDS;
   const now = new Date();
-  const values: Record<string, unknown> = { name, role, expiresIn: typeof expiresIn === 'number' ? expiresIn : null, expiresAt: new Date(now.getTime() + ttl * 1000), userId: principal.user.id, createdAt: now, updatedAt: now };
+  const values: Record<string, unknown> = { name, role, roleName: role, expiresIn: expiresIn === 'never' ? null : ttl, expiresAt: new Date(now.getTime() + ttl * 1000), userId: principal.user.id, createdAt: now, updatedAt: now };
   const row: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(values)) if (value !== null) row[key] = keys.fields.get(key)!.type.toDb(value, database.dialect);
+  for (const [key, value] of Object.entries(values)) {
+    const field = keys.fields.get(key);
+    if (value !== null && field !== undefined) row[key] = field.type.toDb(value, database.dialect);
+  }
   const { db } = database;
   // apiKeys has integer ids (SQLite may hand them back as BigInt).
   const id = Number(DIALECT_TRAITS[database.dialect].returning
     ? (await db.insertInto(API_KEYS).values(row).returning('id').executeTakeFirstOrThrow()).id
     : (await db.insertInto(API_KEYS).values(row).executeTakeFirstOrThrow()).insertId);
-  const token = await sign({ sub: String(principal.user.id), key: String(id) }, ttl);
+  const token = await sign({ sub: String(principal.user.id), key: String(id), roleName: role }, ttl);
   await db.updateTable(API_KEYS).set({ tokenHash: tokenHash(token) }).where('id', '=', id).execute();
   return { id, token };
 }

@@ -8,6 +8,7 @@ import { hashPassword, verifyPassword } from '../schema/field-types/password-typ
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import type { Scopes } from '../store/scope.js';
 import { runSql } from '../sql/query-cache.js';
+import { UNION_ROLE } from './role-strategy.js';
 import { apiKeyRoles, createApiKey } from './api-keys.js';
 import { insertRevocation, loadSecret, pruneRevocations, revokedSince } from './auth-tables.js';
 import { Access, roleDef, type RoleDef } from './permissions.js';
@@ -287,7 +288,8 @@ export class Authenticator {
     const refused = refusal(payload, userEntry.credential, held, apiKeyId !== undefined);
     if (refused !== undefined) throw new ApiError('AUTH_INVALID_TOKEN', refused);
     let roles = held;
-    if (requestedRole !== undefined && requestedRole !== '') {
+    // X-Role: __union__ is every role held, the same as no X-Role (docs/auth.md).
+    if (requestedRole !== undefined && requestedRole !== '' && requestedRole !== UNION_ROLE) {
       if (!held.includes(requestedRole)) throw new ApiError('FORBIDDEN', `you do not have the role ${requestedRole}`);
       roles = [requestedRole];
     }

@@ -8,13 +8,11 @@ import { checkReadable, hasFieldLists } from './check-readable.js';
 import { grantActionOf, type Access, type GrantAction } from './permissions.js';
 import { OPEN_GRANTS, type Grants } from '../store/scope.js';
 import { ROLES, USERS } from './system-collections.js';
+import { checkRoleBody, strategyAction } from './role-strategy.js';
 
 /** Actions on an association that change the source's links: they need `update` on the source. */
 const LINK_ACTIONS = new Set(['add', 'set', 'remove', 'toggle', 'move']);
 const NOTHING: ReadonlySet<string> = new Set();
-
-/** An action name no role grants on any collection, used to ask about the strategy alone. */
-const ANY_COLLECTION = '\u0000any';
 
 /**
  * Checks a non-root request against its roles before anything runs (403 FORBIDDEN when its
@@ -25,6 +23,8 @@ const ANY_COLLECTION = '\u0000any';
  */
 export function authorize(access: Access, request: ApiRequest, snapshot: SchemaSnapshot): Grants {
   const { path, action } = request;
+  // A role never stores a grant it would refuse later (root's writes included).
+  if (path.collection === ROLES && path.association === undefined && request.body !== undefined && grantActionOf(action) !== 'view') checkRoleBody(request.body);
   if (access.root || path.collection === 'app' || path.collection === 'auth') return OPEN_GRANTS;
   const grants = access.grants(snapshot);
   const grantAction = grantActionOf(action);
@@ -127,8 +127,9 @@ function checkEscalation(access: Access, collection: string, body: unknown): voi
       }
       const strategy = isRecord(item.strategy) ? item.strategy : {};
       for (const action of Array.isArray(strategy.actions) ? strategy.actions : []) {
-        const grantAction = grantActionOf(String(action)) ?? String(action);
-        if (!access.allows(ANY_COLLECTION, grantAction as 'view')) {
+        // `view:own` needs view or view:own in the caller's strategy; `view` needs view on every row.
+        const read = strategyAction(String(action));
+        if (read === undefined || !access.strategyAllows(read.action, read.own)) {
           throw new ApiError('FORBIDDEN', `you cannot grant ${String(action)} on every collection`, { field: 'strategy' });
         }
       }

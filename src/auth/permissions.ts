@@ -1,12 +1,13 @@
 import { ApiError } from '../errors/api-error.js';
 import { isRecord } from '../is-record.js';
 import { bindFilter } from '../plan/bind-filter.js';
-import { and, or, TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
+import { and, FALSE_NODE, or, TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
 import type { Collection } from '../schema/collection.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import { DENIED, OPEN_GRANTS, type GrantAction as StoreGrantAction, type Grants, type Scope, type Scopes } from '../store/scope.js';
 import type { Principal } from './principal.js';
 import { withUser } from './user-variables.js';
+import { ownsRows, OWNER_COLUMN, resourceScope, strategyAction } from './role-strategy.js';
 import { API_KEYS, GRANT_ACTIONS, ROLES, ROOT_ROLE, USERS } from './system-collections.js';
 
 /** Bound scope sets kept per node (by schema version, user, roles, collection and action). */
@@ -17,23 +18,42 @@ export type GrantAction = (typeof GRANT_ACTIONS)[number] & StoreGrantAction;
 /** Collections the strategy does not cover: only root or an explicit resource grant reaches them. */
 export const PROTECTED = new Set([USERS, ROLES, API_KEYS, 'collections']);
 
-/** One action of one collection as a role grants it. */
+/**
+ * One action of one collection as a role grants it: `own`, only rows whose `createdById` is
+ * the caller (`view:own`, a resource action with the `own` scope), ANDed with `filter`.
+ */
 interface Grant {
   readonly fields?: readonly string[];
   readonly filter?: unknown;
+  readonly own?: true;
+}
+
+/** The row part of one role's grant, as the union keeps it (bound per collection in `scope`). */
+export interface RowGrant {
+  readonly filter?: unknown;
+  readonly own?: true;
 }
 
 /** A role as stored: `strategy.actions` for every collection, `resources` per collection. */
 export interface RoleDef {
   readonly name: string;
-  readonly actions: ReadonlySet<string>;
+  /** By action: `{}` for every row, `{own: true}` for `<action>:own`. */
+  readonly actions: ReadonlyMap<string, Grant>;
   readonly resources: ReadonlyMap<string, ReadonlyMap<string, Grant>>;
 }
+
+const OWN: Grant = Object.freeze({ own: true as const });
+const ALL: Grant = Object.freeze({});
 
 /** Parses a roles row; anything malformed grants nothing. */
 export function roleDef(row: Record<string, unknown>): RoleDef {
   const strategy = isRecord(row.strategy) ? row.strategy : {};
-  const actions = new Set(Array.isArray(strategy.actions) ? strategy.actions.filter((a): a is string => typeof a === 'string') : []);
+  const actions = new Map<string, Grant>();
+  for (const text of Array.isArray(strategy.actions) ? strategy.actions : []) {
+    const read = typeof text === 'string' ? strategyAction(text) : undefined;
+    // `view` and `view:own` together: every row.
+    if (read !== undefined && actions.get(read.action) !== ALL) actions.set(read.action, read.own ? OWN : ALL);
+  }
   const resources = new Map<string, Map<string, Grant>>();
   for (const resource of Array.isArray(row.resources) ? row.resources : []) {
     if (!isRecord(resource) || typeof resource.name !== 'string' || !Array.isArray(resource.actions)) continue;
@@ -41,7 +61,13 @@ export function roleDef(row: Record<string, unknown>): RoleDef {
     for (const action of resource.actions) {
       if (!isRecord(action) || typeof action.name !== 'string') continue;
       const fields = Array.isArray(action.fields) ? action.fields.filter((f): f is string => typeof f === 'string') : undefined;
-      grants.set(action.name, { ...(fields === undefined ? {} : { fields }), ...(action.filter === undefined ? {} : { filter: action.filter }) });
+      let own: boolean;
+      try {
+        own = resourceScope(action.scope, action.name, 'action') === 'own';
+      } catch {
+        continue;
+      }
+      grants.set(action.name, { ...(fields === undefined ? {} : { fields }), ...(action.filter === undefined ? {} : { filter: action.filter }), ...(own ? OWN : {}) });
     }
     resources.set(resource.name, grants);
   }
@@ -54,7 +80,7 @@ function grantOf(role: RoleDef, collection: string, action: GrantAction): Grant 
   const resource = role.resources.get(collection);
   if (resource !== undefined) return resource.get(action);
   if (PROTECTED.has(collection)) return undefined;
-  return role.actions.has(action) ? {} : undefined;
+  return role.actions.get(action);
 }
 
 const grantsByView = new WeakMap<Scopes, Grants>();
@@ -74,19 +100,22 @@ export class Access {
     this.root = roles.some((role) => role.name === ROOT_ROLE);
   }
 
-  /** The union of the roles' grants: undefined when none allows the action. */
-  grant(collection: string, action: GrantAction): { fields?: ReadonlySet<string>; filters: unknown[] | undefined } | undefined {
+  /**
+   * The union of the roles' grants: undefined when none allows the action; `filters` the row
+   * grants OR-ed (undefined when one role grants every row), `fields` the union of field sets.
+   */
+  grant(collection: string, action: GrantAction): { fields?: ReadonlySet<string>; filters: RowGrant[] | undefined } | undefined {
     let allowed = false;
     let fields: Set<string> | undefined = new Set();
-    let filters: unknown[] | undefined = [];
+    let filters: RowGrant[] | undefined = [];
     for (const role of this.roles) {
       const grant = grantOf(role, collection, action);
       if (grant === undefined) continue;
       allowed = true;
       if (grant.fields === undefined) fields = undefined;
       else if (fields !== undefined) for (const field of grant.fields) fields.add(field);
-      if (grant.filter === undefined) filters = undefined;
-      else if (filters !== undefined) filters.push(grant.filter);
+      if (grant.filter === undefined && grant.own === undefined) filters = undefined;
+      else if (filters !== undefined) filters.push({ ...(grant.filter === undefined ? {} : { filter: grant.filter }), ...(grant.own === undefined ? {} : { own: true }) });
     }
     if (!allowed) return undefined;
     return { ...(fields === undefined ? {} : { fields }), filters };
@@ -111,7 +140,7 @@ export class Access {
     if (this.root) return undefined;
     const grant = this.grant(collection.name, action);
     if (grant === undefined) return DENIED;
-    const wheres: FilterNode[] = [grant.filters === undefined ? TRUE_NODE : or(grant.filters.map((filter) => bindFilter(withUser(filter, this.principal.user), collection)))];
+    const wheres: FilterNode[] = [grant.filters === undefined ? TRUE_NODE : or(grant.filters.map((row) => this.#rows(row, collection)))];
     if (collection.name === API_KEYS) wheres.push(bindFilter({ userId: this.principal.user.id ?? null }, collection));
     if (collection.name === USERS && (action === 'update' || action === 'destroy')) {
       const lacking = this.allRoles.filter((role) => !this.principal.roles.includes(role));
@@ -159,6 +188,30 @@ export class Access {
     if (this.cache.size >= MAX_CACHED_SCOPES) this.cache.clear();
     this.cache.set(key, scopes);
     return scopes;
+  }
+
+  /**
+   * One role's row grant bound to `collection`: its filter AND, for `own`, `createdById` = the
+   * caller. A collection without a server-stamped `createdById` (ownsRows) has no row the
+   * caller owns: an own grant there matches nothing.
+   */
+  #rows(row: RowGrant, collection: Collection): FilterNode {
+    const parts: FilterNode[] = [];
+    if (row.filter !== undefined) parts.push(bindFilter(withUser(row.filter, this.principal.user), collection));
+    if (row.own === true) parts.push(ownsRows(collection) ? bindFilter({ [OWNER_COLUMN]: { $eq: this.principal.user.id } }, collection) : FALSE_NODE);
+    return and(parts);
+  }
+
+  /**
+   * Whether a role's strategy may give `action` (with `own`: only the own rows) on every
+   * collection: some role of the caller has it on every collection, for every row unless `own`.
+   */
+  strategyAllows(action: string, own: boolean): boolean {
+    if (this.root) return true;
+    return this.roles.some((role) => {
+      const grant = role.actions.get(action);
+      return grant !== undefined && (own || grant.own === undefined);
+    });
   }
 
   /** Filters may read the user's fields: the user is part of the key. */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/database.js';
 import { hashPassword } from '../schema/field-types/password-type.js';
@@ -17,6 +18,8 @@ const GENERATED_PASSWORD_BYTES = 18;
  */
 const DISABLED_FIELD = { name: 'disabled', type: 'boolean', allowNull: false, defaultValue: false } as const;
 const CREATE_ATTEMPTS = 5;
+/** `apiKeys.roleName`: the key's role, under NocoBase's name (added to an apiKeys collection made before it existed). */
+const ROLE_NAME_FIELD = { name: 'roleName', type: 'string', length: 63 } as const;
 
 /** The system collections, created at first start through the schema API like any other. */
 const DEFINITIONS: readonly Record<string, unknown>[] = [
@@ -46,6 +49,7 @@ const DEFINITIONS: readonly Record<string, unknown>[] = [
     fields: [
       { name: 'name', type: 'string', allowNull: false },
       { name: 'role', type: 'string', allowNull: false },
+      ROLE_NAME_FIELD,
       { name: 'expiresIn', type: 'integer', min: 1 },
       { name: 'expiresAt', type: 'date' },
       { name: 'userId', type: 'bigInt' },
@@ -98,6 +102,15 @@ export async function ensureAuthCollections(
       // Another node starting at the same time may have added it first.
       await schema.reload();
       if (schema.snapshot.get(USERS)?.fields.has(DISABLED_FIELD.name) !== true) throw error;
+    }
+  }
+  if (schema.snapshot.get(API_KEYS)?.fields.has(ROLE_NAME_FIELD.name) === false) {
+    try {
+      await schema.createField(API_KEYS, ROLE_NAME_FIELD);
+      await db.updateTable(API_KEYS).set({ roleName: sql.ref('role') }).where('roleName', 'is', null).execute();
+    } catch (error) {
+      await schema.reload();
+      if (schema.snapshot.get(API_KEYS)?.fields.has(ROLE_NAME_FIELD.name) !== true) throw error;
     }
   }
   const rootRole = () => db.selectFrom(ROLES).select('name').where('name', '=', ROOT_ROLE).executeTakeFirst();

@@ -81,6 +81,7 @@ const RESOURCE: JsonSchema = {
           name: { type: 'string', enum: ['view', 'create', 'update', 'destroy'] },
           fields: { type: 'array', items: { type: 'string' }, description: 'the fields this action may read or write (all when absent)' },
           filter: { type: 'object', description: 'row scope in the filter language; may use {{$user.id}} and {{$user.<field>}}' },
+          scope: { type: 'string', enum: ['own'], description: 'own: only rows whose createdById is the caller (sent as "own" or {"key": "own"}); absent for every row' },
         },
       },
     },

@@ -2,6 +2,7 @@ import type { Collection, Field, Relation } from '../schema/collection.js';
 import type { Shown } from './document-view.js';
 import { orNull, ref, type JsonSchema } from './json-schema.js';
 import { inputValueSchema, wireValueSchema } from './value-schema.js';
+import { isStampName } from '../schema/stamp-options.js';
 
 /** Component names: a collection's row under its own name, the write bodies under `<name>.<form>`. */
 export const rowSchemaName = (collection: string): string => collection;
@@ -81,7 +82,7 @@ export function writeSchema(
   for (const field of collection.fieldList) {
     if (!shown(field.name)) continue;
     const value = inputValueSchema(field.def);
-    if (field.def.system === 'createdAt' || field.def.system === 'updatedAt' || (mode === 'update' && field === collection.key)) {
+    if (field.def.system === 'createdAt' || field.def.system === 'updatedAt' || isStampName(collection.def, field.name) || (mode === 'update' && field === collection.key)) {
       properties[field.name] = { ...value, description: 'ignored: set by the server' };
       continue;
     }
@@ -90,7 +91,9 @@ export function writeSchema(
   }
   for (const relation of collection.relations.values()) {
     const objects = shown(relation.name) ? nested(relation) : undefined;
-    if (objects !== undefined) properties[relation.name] = relationInput(relation, objects);
+    if (objects === undefined) continue;
+    // createdBy/updatedBy: who wrote the row is the server's to say (the body's value is ignored).
+    properties[relation.name] = isStampName(collection.def, relation.name) ? { description: 'ignored: set by the server (the signed-in user)' } : relationInput(relation, objects);
   }
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
 }

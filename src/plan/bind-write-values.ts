@@ -5,6 +5,7 @@ import { newNanoid } from '../schema/field-types/nanoid-type.js';
 import { hashPassword } from '../schema/field-types/password-type.js';
 import { newUuid } from '../schema/field-types/uuid-type.js';
 import type { Dialect } from '../schema/types.js';
+import { isStampName } from '../schema/stamp-options.js';
 
 export type WriteMode = 'create' | 'update';
 
@@ -50,6 +51,8 @@ export async function bindWriteValues(collection: Collection, body: unknown, mod
     if (filter.blacklist?.includes(name)) continue;
     const field = collection.fields.get(name);
     const relation = field === undefined ? collection.relations.get(name) : undefined;
+    // Who wrote the row is the server's to say (createdBy/updatedBy options): a client's value is ignored.
+    if (isStampName(collection.def, name)) continue;
     if (relation !== undefined) {
       const problem = value === undefined ? undefined : associationProblem(relation.toMany, value);
       if (problem !== undefined) errors.push({ code: 'VALIDATION_FAILED', message: `${name} ${problem}`, field: name });

@@ -3,11 +3,12 @@ import { invalid, normalizeField } from './normalize-field.js';
 import { isRecord } from '../is-record.js';
 import { isRelationInput } from './resolve-relation.js';
 import { collectionNameProblem } from './reserved-names.js';
+import { markStamps, readStampOptions, stampRelationInputs, STAMP_OPTION_NAMES } from './stamp-options.js';
 import { ID_TYPES, NAME_PATTERN, type CollectionDef, type FieldDef, type IdType } from './types.js';
 
 export const MAX_FIELDS_PER_COLLECTION = 200;
 
-const COLLECTION_OPTIONS = new Set(['name', 'title', 'description', 'fields', 'timestamps', 'autoGenId', 'idType', 'filterTargetKey']);
+const COLLECTION_OPTIONS = new Set(['name', 'title', 'description', 'fields', 'timestamps', 'autoGenId', 'idType', 'filterTargetKey', ...STAMP_OPTION_NAMES]);
 
 /** `system` lets the auth layer create its own reserved collections (users, roles, apiKeys). */
 export function checkCollectionName(name: unknown, system = false): string {
@@ -21,7 +22,8 @@ export function checkCollectionName(name: unknown, system = false): string {
 }
 
 /** The automatic fields a collection gets from its options. */
-export function systemFields(idType: IdType, autoGenId: boolean, timestamps: boolean): FieldDef[] {
+export function systemFields(idType: IdType, autoGenId: boolean, timestamps: boolean | { createdAt: boolean; updatedAt: boolean }): FieldDef[] {
+  const stamps = typeof timestamps === 'boolean' ? { createdAt: timestamps, updatedAt: timestamps } : timestamps;
   const fields: FieldDef[] = [];
   if (autoGenId) {
     fields.push({
@@ -29,10 +31,8 @@ export function systemFields(idType: IdType, autoGenId: boolean, timestamps: boo
       ...(idType === 'integer' || idType === 'bigInt' ? { autoIncrement: true } : {}),
     });
   }
-  if (timestamps) {
-    fields.push({ name: 'createdAt', type: 'date', allowNull: false, unique: false, index: false, system: 'createdAt' });
-    fields.push({ name: 'updatedAt', type: 'date', allowNull: false, unique: false, index: false, system: 'updatedAt' });
-  }
+  if (stamps.createdAt) fields.push({ name: 'createdAt', type: 'date', allowNull: false, unique: false, index: false, system: 'createdAt' });
+  if (stamps.updatedAt) fields.push({ name: 'updatedAt', type: 'date', allowNull: false, unique: false, index: false, system: 'updatedAt' });
   return fields;
 }
 
@@ -66,6 +66,7 @@ export function normalizeCollection(input: unknown, system = false): { def: Coll
     return value;
   };
   const timestamps = bool('timestamps', true);
+  const stamps = readStampOptions(input, timestamps);
   const autoGenId = bool('autoGenId', true);
   const idType = input.idType ?? 'integer';
   if (typeof idType !== 'string' || !(ID_TYPES as readonly string[]).includes(idType)) {
@@ -76,9 +77,10 @@ export function normalizeCollection(input: unknown, system = false): { def: Coll
   }
   if (input.fields !== undefined && !Array.isArray(input.fields)) throw invalid('fields must be an array', 'fields');
   const fieldInputs = (input.fields as unknown[] | undefined) ?? [];
-  const relationInputs = fieldInputs.filter(isRelationInput);
+  const given = fieldInputs.filter(isRelationInput);
+  const relationInputs = [...given, ...stampRelationInputs(stamps, given)];
   const userFields = fieldInputs.filter((field) => !isRelationInput(field)).map(normalizeField);
-  const fields = systemFields(idType as IdType, autoGenId, timestamps);
+  const fields = systemFields(idType as IdType, autoGenId, stamps);
   for (const field of userFields) {
     if (findField(fields, field.name) !== undefined) throw invalid(`field ${field.name} is defined twice or is automatic`, field.name);
     checkDefault(field);
@@ -95,7 +97,8 @@ export function normalizeCollection(input: unknown, system = false): { def: Coll
   if (keyField === undefined || (keyField.primaryKey !== true && !(keyField.unique && !keyField.allowNull))) {
     throw invalid('filterTargetKey must name the primary key or a unique field with allowNull false', 'filterTargetKey');
   }
-  const def: CollectionDef = { name, timestamps, autoGenId, idType: idType as IdType, filterTargetKey, fields, relations: [] };
+  const def: CollectionDef = { name, timestamps: stamps.createdAt || stamps.updatedAt, autoGenId, idType: idType as IdType, filterTargetKey, fields, relations: [] };
+  markStamps(def, stamps);
   if (typeof input.title === 'string') def.title = input.title;
   if (typeof input.description === 'string') def.description = input.description;
   return { def, relationInputs };

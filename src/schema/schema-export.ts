@@ -26,6 +26,12 @@ function entry(def: CollectionDef, relations: readonly RelationDef[]): Record<st
   if (def.title !== undefined) out.title = def.title;
   if (def.description !== undefined) out.description = def.description;
   out.timestamps = def.timestamps;
+  for (const stamp of ['createdAt', 'updatedAt'] as const) {
+    const has = def.fields.some((field) => field.system === stamp);
+    if (has !== def.timestamps) out[stamp] = has;
+  }
+  if (def.createdBy === true) out.createdBy = true;
+  if (def.updatedBy === true) out.updatedBy = true;
   out.autoGenId = def.autoGenId;
   out.idType = def.idType;
   out.filterTargetKey = def.filterTargetKey;

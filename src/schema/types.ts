@@ -78,6 +78,10 @@ export interface CollectionDef {
   title?: string;
   description?: string;
   timestamps: boolean;
+  /** `createdBy: true`: a belongsTo `createdBy` to users (`createdById`), stamped on create (stamp-options.ts). */
+  createdBy?: true;
+  /** `updatedBy: true`: a belongsTo `updatedBy` to users (`updatedById`), stamped on every write. */
+  updatedBy?: true;
   autoGenId: boolean;
   idType: IdType;
   filterTargetKey: string;

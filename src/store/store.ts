@@ -25,7 +25,8 @@ export interface StoreLog {
 
 /** Who a unit of work serves: the request id (for logs) and what the caller may do. */
 export interface UnitCaller {
-  readonly request: { readonly id: string };
+  /** `principal`: the signed-in user, whom the store stamps as a row's createdBy/updatedBy. */
+  readonly request: { readonly id: string; readonly principal?: { readonly user: { readonly id: number | string } } };
   readonly grants: Grants;
   readonly log: StoreLog;
 }
@@ -163,6 +164,7 @@ export class Store {
         if (oneWrite !== undefined || fuse !== undefined || (plain && this.#beforeCommit.length === 0)) {
           // No references: the work is one statement, and a destroy's is one only where none points at the collection (see referenced).
           unit = new UnitOfWork(db, dialect, caller.grants, caller.request.id, this.shapes, this.searchStats, undefined, oneWrite);
+          unit.actor = caller.request.principal?.user.id ?? null;
           if (fuse !== undefined) {
             unit.fused = new FusedWrites(fuse);
             this.#fusedWrites++;
@@ -187,6 +189,7 @@ export class Store {
         if (!done) {
           result = await db.transaction().execute(async (trx) => {
             unit = new UnitOfWork(trx, dialect, caller.grants, caller.request.id, this.shapes, this.searchStats, this.options.references);
+            unit.actor = caller.request.principal?.user.id ?? null;
             const value = await work(unit);
             await indexChanges(unit, collection);
             for (const hook of [...this.#beforeCommit, ...unit.hooks().before]) await hook(unit.changes, unit);

@@ -36,6 +36,8 @@ export class UnitOfWork implements SqlTarget {
   readonly changes = new ChangeSet();
   /** Given by the store for a flat write whose statement writes its own event (store.ts). */
   fused: FusedWrites | undefined;
+  /** The signed-in user the write acts for (null: none), stamped as createdById/updatedById (write-grants.ts). */
+  actor: number | string | null = null;
   readonly #beforeCommit: CommitHook[] = [];
   readonly #afterCommit: CommitHook[] = [];
 

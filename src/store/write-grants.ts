@@ -3,6 +3,7 @@ import type { WriteValues } from '../plan/bind-write-values.js';
 import type { Collection, Relation } from '../schema/collection.js';
 import type { UnitOfWork } from './unit-of-work.js';
 import { selectWhere } from './write-rows.js';
+import { stampColumn } from '../schema/stamp-options.js';
 
 /**
  * The same answer for a link target that does not exist and one the caller cannot see, so a
@@ -19,6 +20,7 @@ export function missingTarget(relation: Relation, field: string, value: unknown)
  * can view (a link needs the target visible, in relation form or as a plain key column).
  */
 export async function checkWrite(unit: UnitOfWork, collection: Collection, action: 'create' | 'update', bound: Pick<WriteValues, 'values' | 'given'>): Promise<void> {
+  stampWriter(unit, collection, action, bound.values);
   if (unit.grants.open) return;
   unit.checkWritten(collection, action, bound.given);
   for (const relation of collection.relations.values()) {
@@ -30,4 +32,14 @@ export async function checkWrite(unit: UnitOfWork, collection: Collection, actio
     const [row] = await selectWhere(unit, relation.target, [relation.targetKey], { kind: 'compare', field: relation.targetKey, op: 'eq', value });
     if (row === undefined) throw missingTarget(relation, column, value);
   }
+}
+
+/**
+ * Who wrote the row, by the server alone (collection options `createdBy`/`updatedBy`):
+ * `createdById` on create, `updatedById` on create and every update, the signed-in user (null
+ * without one). bindWriteValues drops a client's values for them, so nobody writes in another's name.
+ */
+function stampWriter(unit: UnitOfWork, collection: Collection, action: 'create' | 'update', values: Map<string, unknown>): void {
+  const columns = action === 'create' ? [stampColumn(collection.def, 'createdBy'), stampColumn(collection.def, 'updatedBy')] : [stampColumn(collection.def, 'updatedBy')];
+  for (const column of columns) if (column !== undefined && collection.fields.has(column)) values.set(column, unit.actor);
 }

@@ -35,6 +35,8 @@ describe.each(DIALECTS)('schema export on %s', (dialect) => {
     expect((await ctx.api.post('/api/collections/authors/fields:create', { name: 'favourite', type: 'belongsTo', target: 'posts' })).status).toBe(201);
     expect((await ctx.api.post('/api/collections/posts_tags/fields:create', { name: 'weight', type: 'integer', defaultValue: 1 })).status).toBe(201);
     expect((await ctx.api.post('/api/collections:update/posts', { title: 'Blog posts' })).status).toBe(200);
+    // The stamp options (createdBy/updatedBy relations to users, one date left out) round-trip too.
+    await ctx.api.collection({ name: 'notes', createdBy: true, updatedBy: true, createdAt: false, fields: [{ name: 'text', type: 'string' }] });
 
     const exported = await ctx.api.get('/api/collections:export');
     expect(exported.status).toBe(200);

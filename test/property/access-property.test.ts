@@ -8,8 +8,12 @@
  *   2. no stored row changed outside the write grants (diff of root's snapshots);
  *   3. a key of a row outside the caller's scope answers exactly like a missing key.
  * Each scenario creates a role with random resources (actions, field lists, row filters incl.
- * `{{$user.id}}` and an association path) and a strategy, gives it to one user, reseeds rows
- * owned by that user and by others, then sends 6-14 requests as that user.
+ * `{{$user.id}}` and an association path, the `own` scope on posts and comments) and a strategy
+ * (with `view:own`, `update:own`, `destroy:own`), in two scenarios of three a second such role
+ * sent as `X-Role: __union__` (the oracle takes the union: either allows, fields added up, row
+ * filters OR-ed), gives them to one user, reseeds rows owned by that user and by others (some
+ * created by the user under a seeding role, so their `createdById` is the user's), then sends
+ * 6-14 requests as that user. Every row the user creates must carry its id as `createdById`.
  *
  * Run:        npx vitest run test/property/access-property.test.ts   (all three dialects)
  * Reproduce:  ACCESS_SEED=<seed> ACCESS_PATH=<path> CORRAL_TEST_DIALECTS=<dialect> npx vitest run test/property/access-property.test.ts

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { BuiltApp } from '../../../src/app.js';
 import type { TestApi } from '../../support/test-app.js';
-import { defineAccessSchema, resetRows } from './access-schema.js';
+import { defineAccessSchema, resetRows, type Sender } from './access-schema.js';
 import { answerLeaks, type Leak } from './check-answer.js';
 import { eventLeaks, lastEventId } from './check-events.js';
 import { diffWorlds, writeLeaks, writtenKeys } from './check-writes.js';
@@ -22,6 +22,8 @@ const ACCESS_PATH = env.ACCESS_PATH;
 /** Survey: record every leak and go on (no failure, no shrinking); prints leak kinds with their runs. */
 const SURVEY = env.ACCESS_SURVEY === '1';
 const ACCOUNT = { account: 'prop@corral.test', password: 'prop-password-1' };
+/** The role the user holds while the rows it creates (createdById) are seeded. */
+const SEED_ROLE = 'prop_seed';
 
 export interface Scenario {
   readonly grant: Grant;
@@ -46,6 +48,8 @@ class Harness {
   readonly statuses = new Map<string, number>();
   readonly survey = new Map<string, string[]>();
   token = '';
+  /** The X-Role sent: `__union__` when the scenario's user holds two roles. */
+  role: string | undefined;
   constructor(readonly built: BuiltApp, readonly root: TestApi, readonly userId: number) {}
 
   async signIn(): Promise<void> {
@@ -59,7 +63,7 @@ class Harness {
     const hasBody = resolved.body !== undefined;
     let response: { statusCode: number; body: string };
     try {
-      response = await this.built.app.inject({ method: method as 'GET', url: resolved.url, headers: { authorization: `Bearer ${this.token}`, ...(hasBody ? { 'content-type': 'application/json' } : {}) }, ...(hasBody ? { payload: JSON.stringify(resolved.body) } : {}) });
+      response = await this.built.app.inject({ method: method as 'GET', url: resolved.url, headers: { authorization: `Bearer ${this.token}`, ...(this.role === undefined ? {} : { 'x-role': this.role }), ...(hasBody ? { 'content-type': 'application/json' } : {}) }, ...(hasBody ? { payload: JSON.stringify(resolved.body) } : {}) });
     } catch (error) {
       // A stream cut off mid-answer: reported as a broken answer, not a crash of the run.
       return { status: 599, body: undefined, text: `no complete answer: ${error instanceof Error ? error.message : String(error)}` };
@@ -78,8 +82,13 @@ export async function setUpHarness(built: BuiltApp, root: TestApi): Promise<Harn
   await defineAccessSchema(root);
   const user = await root.post('/api/users:create', { email: ACCOUNT.account, password: ACCOUNT.password, roles: [] });
   if (user.status !== 201) throw new Error(`creating the property user failed: ${user.status} ${user.text}`);
+  const seed = await root.post('/api/roles:create', { name: SEED_ROLE, strategy: { actions: [...ACTIONS] } });
+  if (seed.status !== 201) throw new Error(`creating the seeding role failed: ${seed.status} ${seed.text}`);
   return new Harness(built, root, Number(user.body.data.id));
 }
+
+/** The harness's user as a client (for seeding its rows). */
+const asUser = (h: Harness): Sender => ({ request: (method, url, body) => h.send(method, { url, body }) });
 
 const READS = new Set(['read', 'count', 'query', 'changes']);
 const describe = (template: RequestTemplate, resolved: Resolved, reply: Reply): string =>
@@ -128,12 +137,24 @@ async function runScenario(h: Harness, scenario: Scenario, run: number): Promise
   h.roles += 1;
   h.scenarios += 1;
   const role = `prop_${h.roles}`;
-  const created = await h.root.post('/api/roles:create', roleBody(role, scenario.grant));
-  if (created.status !== 201) throw new Error(`roles:create refused the generated grant: ${created.status} ${created.text}\n${JSON.stringify(roleBody(role, scenario.grant))}`);
-  const user = await h.root.post(`/api/users:update?filterByTk=${h.userId}`, { roles: [role] });
-  if (user.status !== 200) throw new Error(`users:update failed: ${user.status} ${user.text}`);
-  await resetRows(h.root, h.userId);
+  const roles = scenario.grant.also === undefined ? [role] : [role, `${role}_b`];
+  for (const [name, grant] of [[role, scenario.grant], [`${role}_b`, scenario.grant.also]] as const) {
+    if (grant === undefined) continue;
+    const created = await h.root.post('/api/roles:create', roleBody(name, grant));
+    if (created.status !== 201) throw new Error(`roles:create refused the generated grant: ${created.status} ${created.text}\n${JSON.stringify(roleBody(name, grant))}`);
+  }
+  const give = async (names: string[]): Promise<void> => {
+    const user = await h.root.post(`/api/users:update?filterByTk=${h.userId}`, { roles: names });
+    if (user.status !== 200) throw new Error(`users:update failed: ${user.status} ${user.text}`);
+  };
+  // The user's own rows are created by the user (createdById), with a role that may do everything.
+  await give([SEED_ROLE]);
   await h.signIn();
+  h.role = undefined;
+  await resetRows(h.root, h.userId, asUser(h));
+  await give(roles);
+  await h.signIn();
+  h.role = scenario.grant.also === undefined ? undefined : '__union__';
   const after = await lastEventId(h.root, h.lastEvent);
   h.lastEvent = after;
   let world = await readWorld(h.root);
@@ -156,7 +177,7 @@ async function runScenario(h: Harness, scenario: Scenario, run: number): Promise
     // One entry per leak kind and route family, two examples each.
     const kind = leak.slice(1, leak.indexOf(']'));
     const list = h.survey.get(kind) ?? [];
-    if (list.length < 2) list.push(`ACCESS_PATH=${run}: ${leak}\n    grant: ${JSON.stringify(roleBody(role, scenario.grant).resources)} strategy ${JSON.stringify(scenario.grant.strategy)}`);
+    if (list.length < 2) list.push(`ACCESS_PATH=${run}: ${leak}\n    grant: ${JSON.stringify(roleBody(role, scenario.grant).resources)} strategy ${JSON.stringify(scenario.grant.strategy)}${scenario.grant.also === undefined ? '' : ` and (__union__) ${JSON.stringify(roleBody('b', scenario.grant.also))}`}`);
     h.survey.set(kind, list);
   }
   return found;
@@ -168,7 +189,7 @@ export async function checkAccess(label: string, h: Harness): Promise<void> {
   const property = fc.asyncProperty(scenarioArb, async (scenario) => {
     const found = await runScenario(h, scenario, run);
     run += 1;
-    if (!SURVEY && found.length > 0) throw new Error(`${found.length} leak(s):\n  ${found.join('\n  ')}\n  grant: ${JSON.stringify(roleBody('r', scenario.grant))}`);
+    if (!SURVEY && found.length > 0) throw new Error(`${found.length} leak(s):\n  ${found.join('\n  ')}\n  grant: ${JSON.stringify(roleBody('r', scenario.grant))}${scenario.grant.also === undefined ? '' : ` and (__union__) ${JSON.stringify(roleBody('b', scenario.grant.also))}`}`);
   });
   const details = await fc.check(property, {
     seed: ACCESS_SEED,

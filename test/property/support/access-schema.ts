@@ -8,6 +8,7 @@ import type { TestApi } from '../../support/test-app.js';
  *   tags     label
  *   comments body (searchable), secretNote; post (belongsTo posts, inverse of posts.comments)
  *   posts    title (searchable), secret (searchable), views, ownerId; author (belongsTo),
+ *            (posts and comments: `createdBy: true`, so createdById, what `:own` grants compare)
  *            comments (hasMany), tags (belongsToMany through posts_tags)
  */
 export type CollectionName = 'authors' | 'profiles' | 'tags' | 'comments' | 'posts' | 'posts_tags';
@@ -47,13 +48,13 @@ export const SCHEMA: Record<CollectionName, CollectionInfo> = {
   profiles: { columns: ['id', 'bio', 'code', 'authorId', ...STAMPS], writable: ['bio', 'code'], relations: [], searchable: [] },
   tags: { columns: ['id', 'label', ...STAMPS], writable: ['label'], relations: [], searchable: [] },
   comments: {
-    columns: ['id', 'body', 'secretNote', 'postId', ...STAMPS],
+    columns: ['id', 'body', 'secretNote', 'postId', 'createdById', ...STAMPS],
     writable: ['body', 'secretNote'],
     relations: [{ name: 'post', kind: 'belongsTo', target: 'posts', foreignKey: 'postId', inverse: 'comments' }],
     searchable: ['body'],
   },
   posts: {
-    columns: ['id', 'title', 'secret', 'views', 'ownerId', 'authorId', ...STAMPS],
+    columns: ['id', 'title', 'secret', 'views', 'ownerId', 'authorId', 'createdById', ...STAMPS],
     writable: ['title', 'secret', 'views', 'ownerId'],
     relations: [
       { name: 'author', kind: 'belongsTo', target: 'authors', foreignKey: 'authorId', inverse: 'posts' },
@@ -84,9 +85,10 @@ export async function defineAccessSchema(api: TestApi): Promise<void> {
   await api.collection({ name: 'profiles', fields: [{ name: 'bio', type: 'string' }, { name: 'code', type: 'string' }] });
   await api.collection({ name: 'authors', fields: [{ name: 'name', type: 'string' }, { name: 'rating', type: 'integer' }, { name: 'profile', type: 'hasOne', target: 'profiles' }] });
   await api.collection({ name: 'tags', fields: [{ name: 'label', type: 'string' }] });
-  await api.collection({ name: 'comments', fields: [{ name: 'body', type: 'string', searchable: true }, { name: 'secretNote', type: 'string' }] });
+  await api.collection({ name: 'comments', createdBy: true, fields: [{ name: 'body', type: 'string', searchable: true }, { name: 'secretNote', type: 'string' }] });
   await api.collection({
     name: 'posts',
+    createdBy: true,
     fields: [
       { name: 'title', type: 'string', searchable: true },
       { name: 'secret', type: 'string', searchable: true },
@@ -106,7 +108,12 @@ export async function defineAccessSchema(api: TestApi): Promise<void> {
   }
 }
 
-async function must(api: TestApi, method: string, url: string, body?: unknown): Promise<any> {
+/** What seeding needs of a client: root's TestApi or the harness's user. */
+export interface Sender {
+  request(method: string, url: string, body?: unknown): Promise<{ status: number; body: any; text: string }>;
+}
+
+async function must(api: Sender, method: string, url: string, body?: unknown): Promise<any> {
   const reply = await api.request(method, url, body);
   if (reply.status >= 300) throw new Error(`${method} ${url} failed: ${reply.status} ${reply.text}`);
   return reply.body?.data;
@@ -114,11 +121,15 @@ async function must(api: TestApi, method: string, url: string, body?: unknown): 
 
 const EVERYTHING = encodeURIComponent(JSON.stringify({ id: { $gt: 0 } }));
 
+/** Collections whose rows record their creator (`createdById`), which `:own` grants compare. */
+export const OWNED: ReadonlySet<CollectionName> = new Set(['posts', 'comments']);
+
 /**
- * Empties every collection and seeds a fresh set (as root): rows owned by `userId` and by
- * others, rows each row filter keeps and rows it drops, links of every relation.
+ * Empties every collection and seeds a fresh set (as root, and as the user through `mine`,
+ * with a role that may do everything): rows owned by `userId` and by others (`ownerId` and
+ * `createdById`), rows each row filter keeps and rows it drops, links of every relation.
  */
-export async function resetRows(api: TestApi, userId: number): Promise<void> {
+export async function resetRows(api: TestApi, userId: number, mine: Sender): Promise<void> {
   for (const collection of ['posts_tags', 'comments', 'posts', 'profiles', 'authors', 'tags']) await must(api, 'POST', `/api/${collection}:destroy?filter=${EVERYTHING}`);
   const authors = await must(api, 'POST', '/api/authors:create', [
     { name: 'ann', rating: 1, profile: { bio: 'ann bio', code: 'c-ann' } },
@@ -139,6 +150,9 @@ export async function resetRows(api: TestApi, userId: number): Promise<void> {
       comments: i % 3 === 2 ? [] : [{ body: `c${i}`, secretNote: `note-${i}` }, { body: 'hidden', secretNote: 'x' }],
     });
   }
-  await must(api, 'POST', '/api/posts:create', posts);
+  // Posts 0, 3 and 4 (with their comments) are created by the user: createdById is theirs.
+  await must(api, 'POST', '/api/posts:create', posts.filter((_, i) => i % 3 !== 0 && i !== 4));
+  await must(mine, 'POST', '/api/posts:create', posts.filter((_, i) => i % 3 === 0 || i === 4));
   await must(api, 'POST', '/api/comments:create', { body: 'orphan', secretNote: 'n' });
+  await must(mine, 'POST', '/api/comments:create', { body: 'mine orphan', secretNote: 'm' });
 }

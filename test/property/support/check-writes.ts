@@ -103,8 +103,10 @@ function insertProblem(ctx: Ctx, collection: CollectionName, row: Row): string |
   }
   const create = grantOf(ctx.grant, collection, 'create');
   if (create === undefined) return `${collection} ${String(row.id)} inserted without create`;
+  // The server stamps the creator: a row created in another's name is a forgery.
+  if (SCHEMA[collection].columns.includes('createdById') && row.createdById !== ctx.userId) return `${collection} ${String(row.id)} inserted with createdById ${String(row.createdById)}, not the caller's`;
   for (const column of SCHEMA[collection].columns) {
-    if (['id', 'createdAt', 'updatedAt'].includes(column) || row[column] === null || row[column] === undefined) continue;
+    if (['id', 'createdAt', 'updatedAt', 'createdById'].includes(column) || row[column] === null || row[column] === undefined) continue;
     const target = targetOf(collection, column);
     if (target !== undefined) {
       // Linked by this row ({"postId": 2}: the target must be visible) or by its owner (posts/2/comments:create).

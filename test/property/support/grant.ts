@@ -1,19 +1,29 @@
 import fc from 'fast-check';
-import { GRANTED, SCHEMA, relationOf, type CollectionName } from './access-schema.js';
+import { GRANTED, OWNED, SCHEMA, relationOf, type CollectionName } from './access-schema.js';
 
 /** A random role (docs/auth.md "Roles and grants") and the oracle's reading of it. */
 export const ACTIONS = ['view', 'create', 'update', 'destroy'] as const;
 export type Action = (typeof ACTIONS)[number];
 
 export type RowFilter = Record<string, unknown>;
+/** `scope: 'own'`: only rows whose createdById is the caller (ANDed with `filter`). */
 export interface ActionGrant {
   readonly fields?: readonly string[];
   readonly filter?: RowFilter;
+  readonly scope?: 'own';
 }
+/** A strategy action: every row, or `<action>:own` (docs/auth.md). */
+export type StrategyAction = Action | 'view:own' | 'update:own' | 'destroy:own';
+/**
+ * One role, and `also` a second role of the same user: the request then acts with both
+ * (X-Role: __union__), which the oracle reads as the union of the two grants.
+ */
 export interface Grant {
-  readonly strategy: readonly Action[];
+  readonly strategy: readonly StrategyAction[];
   readonly resources: Partial<Record<CollectionName, Partial<Record<Action, ActionGrant>>>>;
+  readonly also?: Grant;
 }
+const OWN_ACTIONS: readonly Action[] = ['view', 'update', 'destroy'];
 
 const USER = '{{$user.id}}';
 const n = fc.integer({ min: 0, max: 20 });
@@ -43,7 +53,9 @@ function actionGrantArb(collection: Exclude<CollectionName, 'posts_tags'>, actio
   const fields = action === 'destroy' ? fc.constant(undefined) : fc.option(list, { nil: undefined, freq: 2 });
   // A create filter is not a row scope the contract defines; create grants only get field lists.
   const filter = action === 'create' ? fc.constant(undefined) : fc.option(FILTERS[collection], { nil: undefined, freq: 2 });
-  return fc.record({ fields, filter }).map(({ fields: f, filter: w }) => ({ ...(f === undefined ? {} : { fields: f }), ...(w === undefined ? {} : { filter: w }) }));
+  // The own scope, where the collection records creators (elsewhere it is refused when the role is saved).
+  const own = OWNED.has(collection) && OWN_ACTIONS.includes(action) ? fc.boolean() : fc.constant(false);
+  return fc.record({ fields, filter, own }).map(({ fields: f, filter: w, own: o }) => ({ ...(f === undefined ? {} : { fields: f }), ...(w === undefined ? {} : { filter: w }), ...(o ? { scope: 'own' as const } : {}) }));
 }
 
 const resourceArb = (collection: Exclude<CollectionName, 'posts_tags'>): fc.Arbitrary<Partial<Record<Action, ActionGrant>>> =>
@@ -52,12 +64,20 @@ const resourceArb = (collection: Exclude<CollectionName, 'posts_tags'>): fc.Arbi
     .record(Object.fromEntries(ACTIONS.map((action) => [action, fc.option(actionGrantArb(collection, action), { nil: undefined, freq: action === 'view' ? 8 : 3 })])) as Record<Action, fc.Arbitrary<ActionGrant | undefined>>)
     .map((actions) => Object.fromEntries(Object.entries(actions).filter(([, grant]) => grant !== undefined)));
 
-export const grantArb: fc.Arbitrary<Grant> = fc.record({
-  strategy: fc.subarray([...ACTIONS]),
+/** Strategy actions, some view/update/destroy narrowed to `:own`. */
+const strategyArb: fc.Arbitrary<StrategyAction[]> = fc
+  .subarray([...ACTIONS])
+  .chain((actions) => fc.tuple(...actions.map((action) => (OWN_ACTIONS.includes(action) ? fc.boolean() : fc.constant(false)))).map((owns) => actions.map((action, i) => (owns[i] ? (`${action}:own` as StrategyAction) : action))));
+
+const oneRoleArb: fc.Arbitrary<Grant> = fc.record({
+  strategy: strategyArb,
   resources: fc
     .record(Object.fromEntries(GRANTED.map((c) => [c, fc.option(resourceArb(c as Exclude<CollectionName, 'posts_tags'>), { nil: undefined, freq: 5 })])) as Record<string, fc.Arbitrary<Partial<Record<Action, ActionGrant>> | undefined>>)
     .map((all) => Object.fromEntries(Object.entries(all).filter(([, r]) => r !== undefined))),
 });
+
+/** One role in a third of the scenarios; in the others (fc.option nil = 1/3) the user also holds a second role and acts with both. */
+export const grantArb: fc.Arbitrary<Grant> = fc.tuple(oneRoleArb, fc.option(oneRoleArb, { nil: undefined, freq: 3 })).map(([one, also]) => (also === undefined ? one : { ...one, also }));
 
 /** The role row the grant is sent as. */
 export function roleBody(name: string, grant: Grant): Record<string, unknown> {
@@ -71,11 +91,27 @@ export function roleBody(name: string, grant: Grant): Record<string, unknown> {
   };
 }
 
-/** The grant of one action on one collection: undefined when refused; `{}` when unrestricted. */
+/**
+ * The grant of one action on one collection: undefined when refused; `{}` when unrestricted.
+ * An own scope becomes the filter term `$own` (world.ts); with `also`, the union: allowed by
+ * either, fields added up, row filters OR-ed (every row when either grants every row).
+ */
 export function grantOf(grant: Grant, collection: CollectionName, action: Action): ActionGrant | undefined {
+  const one = roleGrantOf(grant, collection, action);
+  if (grant.also === undefined) return one;
+  const other = roleGrantOf(grant.also, collection, action);
+  if (one === undefined || other === undefined) return one ?? other;
+  const fields = one.fields === undefined || other.fields === undefined ? undefined : [...new Set([...one.fields, ...other.fields])];
+  const filter = one.filter === undefined || other.filter === undefined ? undefined : { $or: [one.filter, other.filter] };
+  return { ...(fields === undefined ? {} : { fields }), ...(filter === undefined ? {} : { filter }) };
+}
+
+function roleGrantOf(grant: Grant, collection: CollectionName, action: Action): ActionGrant | undefined {
   const resource = grant.resources[collection];
-  if (resource !== undefined) return resource[action];
-  return grant.strategy.includes(action) ? {} : undefined;
+  const given = resource !== undefined ? resource[action] : grant.strategy.includes(action) ? {} : grant.strategy.includes(`${action}:own` as StrategyAction) ? { scope: 'own' as const } : undefined;
+  if (given?.scope !== 'own') return given;
+  const { scope: _scope, filter, ...rest } = given;
+  return { ...rest, filter: filter === undefined ? { $own: true } : { $and: [filter, { $own: true }] } };
 }
 
 /**

@@ -16,7 +16,7 @@ export const maybe = <T>(arbitrary: fc.Arbitrary<T>, percent: number): fc.Arbitr
 export const refArb = (collection: CollectionName, scope: Action, compare: boolean, usually = false): fc.Arbitrary<Ref> =>
   fc.record({ pick: usually ? fc.constantFrom('in', 'in', 'in', 'in', 'out', 'any', 'missing') : fc.constantFrom('in', 'in', 'out', 'out', 'any', 'missing'), n: fc.nat(50) }).map(({ pick, n }) => ({ $ref: collection, scope, pick, n, ...(compare ? { compare } : {}) }));
 
-const NUMERIC = new Set(['views', 'ownerId', 'rating', 'authorId', 'postId', 'tagId', 'id']);
+const NUMERIC = new Set(['views', 'ownerId', 'createdById', 'rating', 'authorId', 'postId', 'tagId', 'id']);
 
 /** One-level field paths from `collection`: its columns and `relation.column` of every relation. */
 function paths(collection: CollectionName): string[] {

@@ -43,6 +43,8 @@ function compare(actual: unknown, op: string, wanted: unknown): boolean {
  */
 export function matches(filter: RowFilter, collection: CollectionName, row: Row, world: World, userId: number): boolean {
   return Object.entries(filter).every(([key, value]) => {
+    // An `:own` grant (grant.ts): rows the caller created; none in a collection without createdById.
+    if (key === '$own') return SCHEMA[collection].columns.includes('createdById') && row.createdById === userId;
     if (key === '$or') return (value as RowFilter[]).some((f) => matches(f, collection, row, world, userId));
     if (key === '$and') return (value as RowFilter[]).every((f) => matches(f, collection, row, world, userId));
     const relation = relationOf(collection, key);
