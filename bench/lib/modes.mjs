@@ -86,7 +86,6 @@ export async function measureInstructions(server, scenario, rand, posts, request
 /** --instructions: unmeasured requests per connection before each window (see measureInstructions). */
 const INSTRUCTION_SETTLE_PER_CONNECTION = 2;
 
-
 /** Quiet between a write run's reset and its load (the servers' event loops idle, the I/O done). */
 const WRITE_PAUSE_MS = 100;
 
