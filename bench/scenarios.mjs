@@ -1,3 +1,4 @@
+// @ts-check
 // The scenarios: one entry each. Every scenario runs against Corral and the baseline in turn,
 // on every database, with the same load. To add one, append an entry:
 //
@@ -33,14 +34,14 @@ process.env.CORRAL_CURSOR_SECRET ??= BENCH_CURSOR_SECRET;
 
 const POST_CURSOR_DIGEST = () => queryDigest({ collection: JSON.stringify(['posts', null, null]), order: [{ field: { name: 'id' }, desc: false }], filter: undefined, keys: undefined });
 
-/** The cursor Corral hands out after post `id` in `posts:list?cursor=` (key order, no filter). */
+/** The cursor Corral hands out after post `id` in `posts:list?cursor=` (key order, no filter). @param {number} id */
 export function postCursor(id) {
-  return encodeCursor(Buffer.from(process.env.CORRAL_CURSOR_SECRET, 'utf8'), POST_CURSOR_DIGEST(), [id]);
+  return encodeCursor(Buffer.from(String(process.env.CORRAL_CURSOR_SECRET), 'utf8'), POST_CURSOR_DIGEST(), [id]);
 }
 
-/** The post id a `postCursor` (Corral's or the baseline's) holds: cursors are encrypted, each with its own nonce. */
+/** The post id a `postCursor` (Corral's or the baseline's) holds: cursors are encrypted, each with its own nonce. @param {string} cursor */
 export function postCursorId(cursor) {
-  return decodeCursor(Buffer.from(process.env.CORRAL_CURSOR_SECRET, 'utf8'), POST_CURSOR_DIGEST(), cursor, 1)[0];
+  return decodeCursor(Buffer.from(String(process.env.CORRAL_CURSOR_SECRET), 'utf8'), POST_CURSOR_DIGEST(), cursor, 1)[0];
 }
 
 const INCLUDES = encodeURIComponent(JSON.stringify({ title: { $includes: 'ost 99' } }));
@@ -60,6 +61,7 @@ const FILTER = encodeURIComponent(JSON.stringify({ views: { $gt: 500 }, status: 
  */
 const SLOW_CONNECTIONS = 8;
 
+/** @type {import('./lib/types.mjs').Scenario[]} */
 export const SCENARIOS = [
   { name: 'get', target: 1.25, request: (ctx) => ({ method: 'GET', path: `/api/posts:get/${ctx.postId()}` }) },
   { name: 'list', target: 1.35, request: () => ({ method: 'GET', path: '/api/posts:list?pageSize=20&sort=-id' }) },
@@ -102,6 +104,7 @@ export const SCENARIOS = [
   { name: 'search', target: 1.35, data: 'search', connections: 2, seconds: 6, request: (ctx) => ({ method: 'GET', path: `/api/articles:list?pageSize=20&filter=${searchFilter(ctx)}` }) },
 ];
 
+/** Two distinct words of SEARCH_WORDS, drawn from `ctx`. @param {import('./lib/types.mjs').RequestContext} ctx */
 function searchFilter(ctx) {
   const first = ctx.int(SEARCH_WORDS.length);
   const second = (first + 1 + ctx.int(SEARCH_WORDS.length - 1)) % SEARCH_WORDS.length;
@@ -117,6 +120,7 @@ function searchFilter(ctx) {
 // runs: at a million rows a count or a deep page takes a good part of a second.
 const SCALE_CONNECTIONS = 2;
 const SCALE_SECONDS = 6;
+/** @type {import('./lib/types.mjs').Scenario[]} */
 export const SCALE_SCENARIOS = [
   { name: 'get', target: 1.25, connections: SCALE_CONNECTIONS, seconds: SCALE_SECONDS, request: (ctx) => ({ method: 'GET', path: `/api/posts:get/${ctx.postId()}` }) },
   { name: 'filter', target: 1.35, connections: SCALE_CONNECTIONS, seconds: SCALE_SECONDS, request: () => ({ method: 'GET', path: `/api/posts:list?filter=${FILTER}&pageSize=20` }) },

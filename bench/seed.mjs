@@ -1,3 +1,4 @@
+// @ts-check
 // The bench's data, created through Corral's own schema and bulk-create API, so Corral and the
 // baseline read the very tables and indexes Corral makes.
 import { OWNER_USER_ID } from './lib/auth.mjs';
@@ -18,13 +19,14 @@ export function random(seed = 42) {
   };
 }
 
+/** @param {string} baseUrl @param {string} collection @param {object[]} rows */
 async function bulk(baseUrl, collection, rows) {
   for (let start = 0; start < rows.length; start += SEED.batch) {
     await requestOk(baseUrl, 'POST', `/api/${collection}:create`, rows.slice(start, start + SEED.batch));
   }
 }
 
-/** The bench's collections, with their indexes, made by Corral; and the authors. */
+/** The bench's collections, with their indexes, made by Corral; and the authors. @param {string} baseUrl */
 async function createSchema(baseUrl) {
   await requestOk(baseUrl, 'POST', '/api/collections:create', { name: 'authors', fields: [{ name: 'name', type: 'string' }] });
   await requestOk(baseUrl, 'POST', '/api/collections:create', { name: 'comments', fields: [{ name: 'body', type: 'text' }] });
@@ -46,9 +48,10 @@ async function createSchema(baseUrl) {
 
 const body = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore. '.repeat(3);
 
+/** @param {string} baseUrl */
 export async function seed(baseUrl) {
   const rand = random();
-  const int = (n) => Math.floor(rand() * n);
+  const int = (/** @type {number} */ n) => Math.floor(rand() * n);
   await createSchema(baseUrl);
   await bulk(
     baseUrl,
@@ -79,13 +82,14 @@ export async function seed(baseUrl) {
  * `--scale`: the same schema and authors, and one post through the API: the template whose
  * stored timestamps and body the bulk of the rows copy, inserted directly in SQL by the caller
  * (through the API, a million rows would take many minutes).
+ * @param {string} baseUrl
  */
 export async function seedScaleTemplate(baseUrl) {
   await createSchema(baseUrl);
   await requestOk(baseUrl, 'POST', '/api/posts:create', { title: 'post 1', body, views: 0, status: 'published', authorId: 1 });
 }
 
-/** 50 collections of a few fields each, for the start-up measurement. */
+/** 50 collections of a few fields each, for the start-up measurement. @param {string} baseUrl @param {number} [count] */
 export async function seedManyCollections(baseUrl, count = 50) {
   for (let i = 1; i <= count; i++) {
     const name = `c${String(i).padStart(2, '0')}`;

@@ -1,3 +1,4 @@
+// @ts-check
 // Signing in for the bench: every Corral the bench starts gets the same root credentials and
 // the same token secret, so the baseline (which checks the signature with the same secret)
 // accepts any of their tokens. A sign-in token names the stored password hash, which each
@@ -12,6 +13,7 @@ export const BENCH_SECRET = 'corral-bench-token-secret-not-for-production-use';
 /** Environment of every Corral the bench starts. */
 export const CORRAL_AUTH_ENV = { CORRAL_ROOT_EMAIL: BENCH_ROOT.email, CORRAL_ROOT_PASSWORD: BENCH_ROOT.password, CORRAL_AUTH_SECRET: BENCH_SECRET };
 
+/** @type {Record<string, string>} */
 let headers = {};
 
 /** The headers every bench request sends (empty until `signIn` ran). */
@@ -23,9 +25,10 @@ export function authHeaders() {
  * A token the baseline accepts (HS256 with BENCH_SECRET) for user `sub`, valid for a day: for a
  * Corral from before authentication (`--corral` with an older commit), which has no sign-in and
  * ignores the header.
+ * @param {number} sub
  */
 export function benchToken(sub) {
-  const part = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const part = (/** @type {unknown} */ value) => Buffer.from(JSON.stringify(value)).toString('base64url');
   const unsigned = `${part({ alg: 'HS256', typ: 'JWT' })}.${part({ sub: String(sub), exp: Math.floor(Date.now() / 1000) + 86_400 })}`;
   return `${unsigned}.${createHmac('sha256', BENCH_SECRET).update(unsigned).digest('base64url')}`;
 }
@@ -33,7 +36,7 @@ export function benchToken(sub) {
 /** Whether the Corral signed in to has authentication (false: a Corral from before it, see benchToken). */
 let corralHasAuth = true;
 
-/** Signs in to a Corral; its token replaces the one before (see the top of this file). */
+/** Signs in to a Corral; its token replaces the one before (see the top of this file). @param {string} baseUrl */
 export async function signIn(baseUrl) {
   const reply = await request(baseUrl, 'POST', '/api/auth:signIn', { account: BENCH_ROOT.email, password: BENCH_ROOT.password });
   if (reply.status === 404) {
@@ -71,9 +74,10 @@ export const SCOPED_USERS = [
     user: { email: 'scoped@corral.local', password: 'bench-scoped-password', roles: ['benchScoped'] },
   },
 ];
+/** @type {Map<string, Record<string, string>>} */
 const scopedHeaders = new Map();
 
-/** Creates the scoped roles and users (as root) in a freshly seeded database, and signs each in once. */
+/** Creates the scoped roles and users (as root) in a freshly seeded database, and signs each in once. @param {string} baseUrl */
 export async function setUpScopedUser(baseUrl) {
   // A Corral without authentication has no roles: its scoped scenarios fail their check.
   if (!corralHasAuth) return;
@@ -88,7 +92,11 @@ export async function setUpScopedUser(baseUrl) {
   }
 }
 
-/** The headers of a scenario: a scoped user's for `as: 'owner'` or `as: 'scopedAll'`, else root's. */
+/**
+ * The headers of a scenario: a scoped user's for `as: 'owner'` or `as: 'scopedAll'`, else root's.
+ * @param {{ as?: string }} scenario
+ * @returns {Record<string, string> | undefined}
+ */
 export function headersFor(scenario) {
   return scenario.as === undefined ? headers : scopedHeaders.get(scenario.as);
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // Instruction counts of a server under valgrind's callgrind (`--instructions`): the count of
 // instructions a process executes for the same requests barely depends on what else the
 // machine does (no cache, frequency or neighbour enters it), so two runs agree where CPU
@@ -32,7 +33,11 @@ export const callgrindSupported = (() => {
   }
 })();
 
-/** The command prefix that runs a server under callgrind, dumping into `dir`, uninstrumented at first. */
+/**
+ * The command prefix that runs a server under callgrind, dumping into `dir`, uninstrumented at first.
+ * @param {string} dir
+ * @returns {string[]}
+ */
 export function callgrindPrefix(dir) {
   return ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(dir, 'callgrind.%p.out')}`, '--log-file=/dev/null'];
 }
@@ -42,6 +47,9 @@ export function callgrindPrefix(dir) {
  * `host`: the server's HOST variable. valgrind names the pipes it listens on after the
  * environment's USER and HOST, so callgrind_control must see the HOST the server saw (the
  * servers of the bench get HOST=127.0.0.1, the address they listen on).
+ * @param {number} pid
+ * @param {string} host
+ * @param {...string} flags
  */
 async function control(pid, host, ...flags) {
   try {
@@ -52,11 +60,15 @@ async function control(pid, host, ...flags) {
     if (/error opening|syscall failed|no process/i.test(stderr)) throw Object.assign(new Error(stderr), { stderr });
     return `${stdout}${stderr}`.trim();
   } catch (error) {
-    throw new Error(`callgrind_control ${flags.join(' ')} ${pid} failed: ${error.stderr || error.message}`);
+    throw new Error(`callgrind_control ${flags.join(' ')} ${pid} failed: ${/** @type {{ stderr?: string, message: string }} */ (error).stderr || /** @type {Error} */ (error).message}`);
   }
 }
 
-/** The `totals:` (or `summary:`) count of a callgrind dump file. */
+/**
+ * The `totals:` (or `summary:`) count of a callgrind dump file.
+ * @param {string} text
+ * @returns {number | null}
+ */
 export function parseTotals(text) {
   const match = /^(?:totals|summary):\s+(\d+)/m.exec(text);
   return match === null ? null : Number(match[1]);
@@ -87,8 +99,10 @@ const COST_ROOTS = {
 /**
  * The compile and gc costs (see COST_ROOTS) of a callgrind dump, from `callgrind_annotate
  * --inclusive=yes` output `text`: { compile, gc } in instructions.
+ * @param {string} text
  */
 export function parseCostRoots(text) {
+  /** @type {Record<string, number>} */
   const costs = { compile: 0, gc: 0 };
   for (const line of text.split('\n')) {
     const match = /^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(?:[^:]*:)?(\S.*)$/.exec(line);
@@ -100,7 +114,10 @@ export function parseCostRoots(text) {
   return costs;
 }
 
-/** The inclusive costs of a dump file (parseCostRoots); fails where callgrind_annotate does. */
+/**
+ * The inclusive costs of a dump file (parseCostRoots); fails where callgrind_annotate does.
+ * @param {string} file
+ */
 async function costRoots(file) {
   const { stdout } = await run('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], { timeout: 120_000, maxBuffer: 256 * 1024 * 1024 }).catch((error) => {
     throw new Error(`callgrind: callgrind_annotate could not read ${file}: ${error.message}`);
@@ -113,6 +130,9 @@ async function costRoots(file) {
  * HOST variable): instruments it and zeroes its counters. `stop()` dumps the window and turns
  * instrumentation off again, and resolves `{ total, compile, gc }`: the instructions executed
  * in between, and how many of them V8 spent compiling and collecting (see COST_ROOTS).
+ * @param {number} pid
+ * @param {string} dir
+ * @param {string} host
  */
 export async function instructionWindow(pid, dir, host) {
   await control(pid, host, '-i', 'on');
@@ -123,6 +143,7 @@ export async function instructionWindow(pid, dir, host) {
       const said = await control(pid, host, '-d');
       await control(pid, host, '-i', 'off');
       // The dump is written by the time callgrind_control returns; allow the file system a moment.
+      /** @type {string[]} */
       let fresh = [];
       for (let tries = 0; tries < 50 && fresh.length === 0; tries++) {
         if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -143,7 +164,11 @@ export async function instructionWindow(pid, dir, host) {
   };
 }
 
-/** The dump files of process `pid` in `dir` (`callgrind.<pid>.out.<n>`). */
+/**
+ * The dump files of process `pid` in `dir` (`callgrind.<pid>.out.<n>`).
+ * @param {number} pid
+ * @param {string} dir
+ */
 function dumps(pid, dir) {
   const prefix = `callgrind.${pid}.out.`;
   return readdirSync(dir).filter((name) => name.startsWith(prefix));

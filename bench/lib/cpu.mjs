@@ -1,3 +1,4 @@
+// @ts-check
 // CPU time of a server over a measured window, from Linux /proc, and instruction counts from
 // `perf stat` where the kernel allows them. Both count only the server's own processes (a
 // cluster primary and its workers), so the load generator and other programs on the machine
@@ -14,7 +15,11 @@ const CLOCK_TICKS = (() => {
   }
 })();
 
-/** `[ppid, utime + stime in ticks]` of a process, or null when it is gone (or not Linux). */
+/**
+ * `[ppid, utime + stime in ticks]` of a process, or null when it is gone (or not Linux).
+ * @param {number | string} pid
+ * @returns {[number, number] | null}
+ */
 function stat(pid) {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -26,7 +31,11 @@ function stat(pid) {
   }
 }
 
-/** The process and its descendants (a cluster primary and its workers). */
+/**
+ * The process and its descendants (a cluster primary and its workers).
+ * @param {number} root
+ * @returns {number[]}
+ */
 export function processTree(root) {
   const parents = new Map();
   let entries = [];
@@ -49,14 +58,22 @@ export function processTree(root) {
 /** Whether /proc/<pid>/stat can be read here (Linux). */
 export const cpuSupported = stat(process.pid) !== null;
 
-/** CPU seconds (user + system) the given processes used between start and stop(), in clock ticks (10 ms). */
+/**
+ * CPU seconds (user + system) the given processes used between start and stop(), in clock ticks (10 ms).
+ * @param {number[]} pids
+ */
 export function cpuWindow(pids) {
   const ticks = () => pids.reduce((sum, pid) => sum + (stat(pid)?.[1] ?? 0), 0);
   const start = ticks();
   return { stop: () => (ticks() - start) / CLOCK_TICKS };
 }
 
-/** Nanoseconds thread `tid` of `pid` has run on a CPU (the scheduler's own sum), or null. */
+/**
+ * Nanoseconds thread `tid` of `pid` has run on a CPU (the scheduler's own sum), or null.
+ * @param {number} pid
+ * @param {number | string} tid
+ * @returns {number | null}
+ */
 function threadNs(pid, tid) {
   try {
     return Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
@@ -75,6 +92,8 @@ export const schedstatSupported = threadNs(process.pid, process.pid) !== null;
  * CPU); the scheduler's run time of each thread (`schedstat`) is in nanoseconds. A thread that
  * ends between two reads loses its share (Node's threads live as long as the process); one that
  * starts counts from zero. Falls back to the tick count where schedstat is missing.
+ * @param {number[]} pids
+ * @returns {{ read: () => number, precise: boolean }}
  */
 export function cpuClock(pids) {
   if (!schedstatSupported) {
@@ -108,7 +127,10 @@ export function cpuClock(pids) {
   };
 }
 
-/** Parses `perf stat -x,` output: the instruction count, or null when not supported/counted. */
+/**
+ * Parses `perf stat -x,` output: the instruction count, or null when not supported/counted.
+ * @param {string} text
+ */
 function parseInstructions(text) {
   for (const line of text.split('\n')) {
     const fields = line.split(',');
@@ -127,7 +149,11 @@ export const perfSupported = (() => {
   }
 })();
 
-/** Counts the instructions of the given processes until stop(), which resolves the count (or null). */
+/**
+ * Counts the instructions of the given processes until stop(), which resolves the count (or null).
+ * @param {number[]} pids
+ * @returns {{ stop: () => Promise<number | null> }}
+ */
 export function perfWindow(pids) {
   if (!perfSupported) return { stop: async () => null };
   const child = spawn('perf', ['stat', '-x,', '-e', 'instructions', '-p', pids.join(',')], { stdio: ['ignore', 'ignore', 'pipe'] });

@@ -1,3 +1,4 @@
+// @ts-check
 // Child processes of the bench: spawn a server, wait for it to answer, sample its RSS, stop it.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -5,6 +6,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { authHeaders } from './auth.mjs';
 
+/** @type {Set<import('node:child_process').ChildProcess>} */
 const children = new Set();
 /** `--pin`: the CPU the servers run on; the bench itself takes the others. */
 export const SERVER_CPU = 0;
@@ -26,14 +28,14 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   });
 }
 
-/** A free TCP port on 127.0.0.1. */
+/** A free TCP port on 127.0.0.1. @returns {Promise<number>} */
 export function freePort() {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.unref();
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
+      const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
       server.close(() => resolve(port));
     });
   });
@@ -42,25 +44,27 @@ export function freePort() {
 /**
  * Starts `[prefix] node [nodeArgs] script args` with env (under `taskset` on SERVER_CPU when `pin`); any exit before `stop()` is an error that
  * fails the run (reported through `exited`). stdout/stderr are kept for the error message.
+ * @param {{ name: string, nodeArgs?: string[], script: string, args?: string[], env: Record<string, string>, cwd: string, pin?: boolean, prefix?: string[] }} options
  */
 export function startProcess({ name, nodeArgs = [], script, args = [], env, cwd, pin = false, prefix = [] }) {
   const startedAt = performance.now();
   // pin: the server on CPU 0 (taskset execs node, so the pid stays the server's); `prefix`: a
   // command that runs node in the same process (valgrind, see callgrind.mjs).
-  const command = [...(pin ? ['taskset', '-c', String(SERVER_CPU)] : []), ...prefix, process.execPath];
-  const child = spawn(command[0], [...command.slice(1), ...nodeArgs, script, ...args], {
+  const [program = process.execPath, ...command] = [...(pin ? ['taskset', '-c', String(SERVER_CPU)] : []), ...prefix, process.execPath];
+  const child = spawn(program, [...command, ...nodeArgs, script, ...args], {
     cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
   let output = '';
-  const keep = (chunk) => {
+  const keep = (/** @type {Buffer} */ chunk) => {
     output = (output + chunk.toString()).slice(-8000);
   };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
   let stopping = false;
+  /** @type {Promise<{ code: number | null, signal: NodeJS.Signals | null }>} */
   const exited = new Promise((resolve) => {
     child.on('exit', (code, signal) => {
       children.delete(child);
@@ -69,13 +73,14 @@ export function startProcess({ name, nodeArgs = [], script, args = [], env, cwd,
   });
   const handle = {
     name,
-    pid: child.pid,
+    pid: /** @type {number} */ (child.pid),
     startedAt,
     output: () => output,
     /** Rejects if the process ends while it should be serving. */
+    /** @type {Promise<never>} */
     unexpectedExit: exited.then(({ code, signal }) => {
       if (!stopping) throw new Error(`${name} exited unexpectedly (code ${code}, signal ${signal})\n${output}`);
-      return new Promise(() => undefined);
+      return /** @type {Promise<never>} */ (new Promise(() => undefined));
     }),
     async stop(timeoutMs = 15000) {
       stopping = true;
@@ -91,7 +96,15 @@ export function startProcess({ name, nodeArgs = [], script, args = [], env, cwd,
   return handle;
 }
 
-/** One HTTP request; resolves `{ status, body }` (body parsed as JSON when possible). */
+/**
+ * One HTTP request; resolves `{ status, body }` (body parsed as JSON when possible).
+ * @param {string} baseUrl
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ * @param {Record<string, string>} [headers]
+ * @returns {Promise<{ status: number, body: any, text: string }>}
+ */
 export function request(baseUrl, method, path, body, headers = authHeaders()) {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -103,6 +116,7 @@ export function request(baseUrl, method, path, body, headers = authHeaders()) {
         headers: { ...headers, ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }) },
       },
       (res) => {
+        /** @type {Buffer[]} */
         const chunks = [];
         res.on('data', (chunk) => chunks.push(chunk));
         res.on('end', () => {
@@ -113,7 +127,7 @@ export function request(baseUrl, method, path, body, headers = authHeaders()) {
           } catch {
             // not JSON: keep the text for the error message
           }
-          resolve({ status: res.statusCode, body: parsed, text });
+          resolve({ status: res.statusCode ?? 0, body: parsed, text });
         });
         res.on('error', reject);
       },
@@ -124,7 +138,13 @@ export function request(baseUrl, method, path, body, headers = authHeaders()) {
   });
 }
 
-/** Like `request`, but any non-2xx answer throws with the body in the message. */
+/**
+ * Like `request`, but any non-2xx answer throws with the body in the message.
+ * @param {string} baseUrl
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ */
 export async function requestOk(baseUrl, method, path, body) {
   const reply = await request(baseUrl, method, path, body);
   if (reply.status < 200 || reply.status >= 300) {
@@ -136,9 +156,15 @@ export async function requestOk(baseUrl, method, path, body) {
 /**
  * Polls `path` until it answers 2xx; returns the milliseconds since the process was spawned.
  * Connection refusals are retried every `intervalMs`; the process dying fails at once.
+ * @param {{ name: string, startedAt: number, output: () => string, unexpectedExit: Promise<never> }} handle
+ * @param {string} baseUrl
+ * @param {string} path
+ * @param {{ timeoutMs?: number, intervalMs?: number }} [options]
+ * @returns {Promise<number>}
  */
 export async function waitForAnswer(handle, baseUrl, path, { timeoutMs = 20000, intervalMs = 2 } = {}) {
   const deadline = performance.now() + timeoutMs;
+  /** @type {unknown} */
   let lastError;
   const poll = async () => {
     while (performance.now() < deadline) {
@@ -151,12 +177,12 @@ export async function waitForAnswer(handle, baseUrl, path, { timeoutMs = 20000, 
       }
       await new Promise((resolve) => setTimeout(resolve, intervalMs));
     }
-    throw new Error(`${handle.name} did not answer GET ${path} within ${timeoutMs} ms: ${lastError?.message}\n${handle.output()}`);
+    throw new Error(`${handle.name} did not answer GET ${path} within ${timeoutMs} ms: ${lastError instanceof Error ? lastError.message : lastError}\n${handle.output()}`);
   };
   return Promise.race([poll(), handle.unexpectedExit]);
 }
 
-/** Resident set size of a process in bytes (Linux /proc), or null elsewhere. */
+/** Resident set size of a process in bytes (Linux /proc), or null elsewhere. @param {number} pid @returns {number | null} */
 export function rssOf(pid) {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -167,7 +193,7 @@ export function rssOf(pid) {
   }
 }
 
-/** Samples the RSS of `pid` every `everyMs` until `stop()`, which returns the peak in bytes. */
+/** Samples the RSS of `pid` every `everyMs` until `stop()`, which returns the peak in bytes. @param {number} pid */
 export function sampleRss(pid, everyMs = 100) {
   let peak = rssOf(pid);
   const timer = setInterval(() => {

@@ -1,3 +1,4 @@
+// @ts-check
 // The `search` scenario's data: a collection `articles` with two searchable fields, made by
 // Corral through its API, and SEARCH_ROWS rows inserted directly in SQL together with their
 // rows of Corral's token table, tokenised by Corral's own tokeniser (dist/), so the index is
@@ -15,7 +16,7 @@ export const SEARCH_WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxt
 /** Rows per INSERT batch. */
 const BATCH = 5000;
 
-/** Row `i` (1-based) of the data set: the same on every run and database. */
+/** Row `i` (1-based) of the data set: the same on every run and database. @param {number} count */
 function* articleRows(count) {
   const rand = random(7);
   const word = () => SEARCH_WORDS[Math.floor(rand() * SEARCH_WORDS.length)];
@@ -27,6 +28,9 @@ function* articleRows(count) {
 /**
  * Creates `articles` through Corral (so its table, indexes and token table are Corral's) and
  * inserts the rows and their tokens directly. `database` is the bench's `{kind, file | url}`.
+ * @param {string} baseUrl
+ * @param {import('./types.mjs').BenchDatabase} database
+ * @param {number} [count]
  */
 export async function seedSearch(baseUrl, database, count = SEARCH_ROWS) {
   await requestOk(baseUrl, 'POST', '/api/collections:create', {
@@ -44,13 +48,14 @@ export async function seedSearch(baseUrl, database, count = SEARCH_ROWS) {
   if (check.body.data[0]?.id !== count) throw new Error(`seedSearch: row ${count} is not found by $search: ${JSON.stringify(check.body)}`);
 }
 
+/** @param {string} file @param {number} count */
 async function insertSqlite(file, count) {
   const { default: Database } = await import('better-sqlite3');
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
   try {
-    const template = db.prepare(`select createdAt, updatedAt from ${SEARCH_COLLECTION} where id = 1`).get();
+    const template = /** @type {{ createdAt: string, updatedAt: string }} */ (db.prepare(`select createdAt, updatedAt from ${SEARCH_COLLECTION} where id = 1`).get());
     const row = db.prepare(`insert into ${SEARCH_COLLECTION} (id, createdAt, updatedAt, title, body) values (?, ?, ?, ?, ?)`);
     const token = db.prepare(`insert into ${SEARCH_TABLE} (collection, token, int_key) values (?, ?, ?)`);
     db.transaction(() => {
@@ -70,6 +75,7 @@ async function insertSqlite(file, count) {
   }
 }
 
+/** @param {string} url @param {number} count */
 async function insertPostgres(url, count) {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: url });
@@ -79,6 +85,7 @@ async function insertPostgres(url, count) {
     const { rows } = await client.query(`select "createdAt", "updatedAt" from ${SEARCH_COLLECTION} where id = 1`);
     await client.query(`delete from ${SEARCH_TABLE} where collection = $1`, [SEARCH_COLLECTION]);
     await client.query(`delete from ${SEARCH_COLLECTION}`);
+    /** @type {{ ids: number[], titles: string[], bodies: string[], tokens: string[], keys: number[] }} */
     let batch = { ids: [], titles: [], bodies: [], tokens: [], keys: [] };
     const flush = async () => {
       await client.query(
