@@ -64,6 +64,10 @@ const TEXT_CASES: Case[] = [
   ['issue 24: a single $in value', 'eq', { 'name.$in': 234 }, ['234']],
   ['issue 24: dotted keys mixed with the nested form', 'eq', { $or: [{ 'name.$eq': '123' }, { name: { $eq: '345' } }] }, ['123', '345']],
   ['issue 24: a dotted key and a nested operator on one field', 'eq', { 'name.$ne': '123', name: { $ne: '234' } }, ['345']],
+  ['issue 24: $notIn null is the empty list: every row', 'eq', { 'name.$notIn': null }, ['123', '234', '345']],
+  // Deliberate differences (docs/api.md): every negative operator matches NULL.
+  ['difference: $ne with an array also matches NULL (NocoBase: NOT IN)', 'neNull', { 'name.$ne': ['123'] }, [null]],
+  ['difference: $notIncludes also matches NULL (NocoBase: NOT LIKE)', 'neNull', { 'name.$notIncludes': '1' }, [null]],
 ];
 
 const ARRAY_ROWS: Record<string, { name: string; selected: unknown }[]> = {
@@ -144,6 +148,13 @@ for (const dialect of DIALECTS) {
       expect((await matching('picks', 'update', { 'selected.$match': ['t2', 't1'] })).map((item) => item.name)).toEqual(['p1']);
       expect((await api.post(`/api/picks:update?filterByTk=${p1}`, { selected: ['t3', 't2'] })).status).toBe(200);
       expect((await matching('picks', 'update', { 'selected.$match': ['t3', 't2'] })).map((item) => item.name)).toEqual(['p1']);
+    });
+
+    it('filter.test.ts: should filter by field in camel case ($notEmpty on an array field)', async () => {
+      await api.collection({ name: 'leads', fields: [{ name: 'referralSource', type: 'array' }] });
+      expect((await api.post('/api/leads:create', { referralSource: ['a', 'b'] })).status).toBe(201);
+      const reply = await api.get(`/api/leads:count?filter=${encode({ $and: [{ referralSource: { $notEmpty: true } }] })}`);
+      expect(reply.body.data).toBe(1);
     });
 
     it('refuses what no field or operator names with 400 (NocoBase answers 500)', async () => {
