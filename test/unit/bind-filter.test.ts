@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors/api-error.js';
 import { bindFilter, MAX_FILTER_CONDITIONS, MAX_FILTER_DEPTH, MAX_IN_VALUES } from '../../src/plan/bind-filter.js';
 import { evaluateFilter } from '../../src/plan/evaluate-filter.js';
+import { matchesNullRow } from '../../src/plan/null-row.js';
 import { parseTimeZone } from '../../src/plan/time-zone.js';
 import type { FilterNode } from '../../src/plan/filter-node.js';
 import type { Collection, Item } from '../../src/schema/collection.js';
@@ -340,5 +341,26 @@ describe('bindFilter: the operators beyond comparison', () => {
     expect(matches({ active: { $isFalsy: true } }, {})).toBe(true);
     expect(matches({ at: { $dateOn: '2026' } }, { at: '2026-12-31T23:59:59.999Z' })).toBe(true);
     expect(matches({ at: { $dateOn: '2026' } }, { at: '2027-01-01T00:00:00.000Z' })).toBe(false);
+  });
+});
+
+describe('matchesNullRow (what a row without related rows is tested as below a path)', () => {
+  it.each([
+    [{ views: null }, true],
+    [{ 'views.$notExists': true }, true],
+    [{ title: { $empty: true } }, true],
+    [{ title: { $ne: 'a' } }, true],
+    [{ title: { $notIncludes: 'a' } }, true],
+    [{ $not: { views: { $gt: 1 } } }, true],
+    [{ views: 1 }, false],
+    [{ 'views.$exists': true }, false],
+    [{ title: { $includes: '' } }, false],
+    [{ $and: [{ views: null }, { title: 'a' }] }, false],
+    [{ $or: [{ views: null }, { title: 'a' }] }, true],
+  ])('%j → %s', (filter, want) => {
+    const node = bindFilter(filter, posts);
+    expect(matchesNullRow(node)).toBe(want);
+    // The same answer as the in-memory evaluator on an item whose every field is NULL.
+    expect(evaluateFilter(node, Object.fromEntries(posts.fieldList.map((f) => [f.name, null])))).toBe(want);
   });
 });
