@@ -3,11 +3,13 @@ import { ApiError } from '../errors/api-error.js';
 import { isRecord } from '../is-record.js';
 import type { Collection, Field, Relation } from '../schema/collection.js';
 import { unstorableText } from '../schema/field-types/text-like.js';
-import { END_INSTANT, MIN_INSTANT, parsePeriod, periodDays } from './date-period.js';
-import { and, FALSE_NODE, or, TRUE_NODE, type ArrayElement, type CompareOp, type FilterNode, type LikeOp, type TextOp } from './filter-node.js';
+import { arrayCondition, arrayEmpty } from './bind-array-condition.js';
+import { dateCondition } from './bind-date-condition.js';
+import { and, FALSE_NODE, or, TRUE_NODE, type CompareOp, type FilterNode, type LikeOp, type TextOp } from './filter-node.js';
+import { filterLimitError, MAX_FILTER_CONDITIONS, MAX_FILTER_DEPTH, MAX_SEARCH_WORDS } from './filter-limits.js';
+import { flag, isNullNode, listOf, negative, not, notNullNode, operatorType, parseValue, TEXT_TYPES } from './filter-operands.js';
+import { matchesNullRow } from './null-row.js';
 import { UTC, type TimeZone } from './time-zone.js';
-
-import { filterLimitError, MAX_FILTER_CONDITIONS, MAX_FILTER_DEPTH, MAX_IN_VALUES, MAX_SEARCH_WORDS } from './filter-limits.js';
 
 export { MAX_FILTER_CONDITIONS, MAX_FILTER_DEPTH, MAX_IN_VALUES } from './filter-limits.js';
 
@@ -38,8 +40,6 @@ const FIELD_OPERATORS: Record<FieldOperator, OperandClass> = {
   $anyOf: 'array', $noneOf: 'array', $match: 'array', $notMatch: 'array', $arrayEmpty: 'array', $arrayNotEmpty: 'array',
 };
 
-/** Field types whose values are text the substring and pattern operators can read. */
-const TEXT_TYPES: ReadonlySet<string> = new Set(['string', 'text', 'nanoid']);
 const DATE_TYPES: ReadonlySet<string> = new Set(['date', 'dateOnly']);
 
 /**
@@ -64,24 +64,6 @@ function overLimit(budget: Budget): ApiError | undefined {
   return undefined;
 }
 
-const operatorType = (field: Field, operator: string, message: string): ApiError =>
-  new ApiError('FILTER_OPERATOR_TYPE', `${field.name} ${operator} ${message}`, { field: field.name });
-
-function parseValue(field: Field, value: unknown, operator: string): unknown {
-  const parsed = field.type.parse(value, field.def);
-  if (!parsed.ok) throw operatorType(field, operator, `value ${parsed.message}`);
-  return parsed.value;
-}
-
-/** A list operand: an array, qs's indexed object, or comma-separated text. */
-function listOf(field: Field, value: unknown, operator: string, splitText = true): unknown[] {
-  // qs turns `a[$in][0]=1` into an array, but large indexes into an object.
-  const list = Array.isArray(value) ? value : isRecord(value) ? Object.values(value) : typeof value === 'string' && splitText ? value.split(',') : undefined;
-  if (list === undefined) throw operatorType(field, operator, 'takes an array');
-  if (list.length > MAX_IN_VALUES) throw filterLimitError('values', list.length, operator);
-  return list;
-}
-
 function listValues(field: Field, value: unknown, operator: string): { values: unknown[]; hasNull: boolean } {
   const list = listOf(field, value, operator);
   const values = list.filter((item) => item !== null).map((item) => parseValue(field, item, operator));
@@ -96,24 +78,6 @@ function membership(field: Field, value: unknown, operator: string, negate: bool
   // NOT IN also matches NULL, unless null is one of the excluded values.
   const notIn: FilterNode = values.length === 0 ? TRUE_NODE : { kind: 'in', field, values, negate: true };
   return hasNull ? and([notIn, { kind: 'isNull', field, negate: true }]) : or([notIn, isNull]);
-}
-
-const isNullNode = (field: Field): FilterNode => ({ kind: 'isNull', field, negate: false });
-const notNullNode = (field: Field): FilterNode => ({ kind: 'isNull', field, negate: true });
-
-/** A negative operator: the positive one negated, and NULL (a missing value has no "a" in it). */
-const negative = (field: Field, positive: FilterNode): FilterNode => or([not(positive), isNullNode(field)]);
-
-function not(node: FilterNode): FilterNode {
-  if (node.kind === 'const') return node.value ? FALSE_NODE : TRUE_NODE;
-  return { kind: 'not', item: node };
-}
-
-/** `{"$empty": true}` and NocoBase's bare `{"$empty": …}` mean yes; false means the opposite. */
-function flag(field: Field, operator: string, operand: unknown): boolean {
-  if (operand === false || operand === 'false' || operand === 0 || operand === '0') return false;
-  if (operand === true || operand === 'true' || operand === 1 || operand === '1' || operand === null || operand === '' || (isRecord(operand) && Object.keys(operand).length === 0)) return true;
-  throw operatorType(field, operator, 'takes true or false');
 }
 
 function betweenValues(field: Field, value: unknown, operator: string): [unknown, unknown] {
@@ -146,83 +110,6 @@ function likeCondition(field: Field, op: LikeOp, value: unknown, operator: strin
   if (problem !== undefined) throw operatorType(field, operator, `value ${problem}`);
   const positive: FilterNode = { kind: 'like', field, op, pattern: value };
   return negate ? negative(field, positive) : positive;
-}
-
-/** Array operands: strings and finite numbers, distinct, in a canonical order. */
-function arrayValues(field: Field, value: unknown, operator: string): ArrayElement[] {
-  const list = Array.isArray(value) || isRecord(value) ? listOf(field, value, operator) : [value];
-  const seen = new Map<string, ArrayElement>();
-  for (const item of list) {
-    if (typeof item === 'string') {
-      const problem = unstorableText(item);
-      if (problem !== undefined) throw operatorType(field, operator, `value ${problem}`);
-    } else if (typeof item !== 'number' || !Number.isFinite(item)) {
-      throw operatorType(field, operator, 'takes strings and numbers');
-    }
-    seen.set(JSON.stringify(item), item);
-  }
-  return [...seen.keys()].sort().map((key) => seen.get(key)!);
-}
-
-const arrayEmpty = (field: Field): FilterNode => ({ kind: 'array', field, op: 'empty', values: [] });
-
-function arrayCondition(field: Field, operator: FieldOperator, value: unknown): FilterNode {
-  switch (operator) {
-    case '$arrayEmpty':
-      return flag(field, operator, value) ? arrayEmpty(field) : and([notNullNode(field), not(arrayEmpty(field))]);
-    case '$arrayNotEmpty':
-      return flag(field, operator, value) ? and([notNullNode(field), not(arrayEmpty(field))]) : arrayEmpty(field);
-    default: {
-      const values = arrayValues(field, value, operator);
-      const anyOf = operator === '$anyOf' || operator === '$noneOf';
-      const positive: FilterNode = anyOf
-        ? values.length === 0 ? FALSE_NODE : { kind: 'array', field, op: 'anyOf', values }
-        : values.length === 0 ? arrayEmpty(field) : { kind: 'array', field, op: 'match', values };
-      return operator === '$noneOf' || operator === '$notMatch' ? negative(field, positive) : positive;
-    }
-  }
-}
-
-/**
- * The bounds of a period on a date or dateOnly field: [start, end) as field values, a bound
- * beyond the years such a field holds being undefined (no bound), so no out-of-range value
- * ever reaches the database.
- */
-function periodBounds(field: Field, operator: string, value: unknown, zone: TimeZone): { start: unknown; end: unknown } {
-  // qs turns `[$dateBetween][0]=…&[$dateBetween][1]=…` into an array, or an indexed object.
-  const period = parsePeriod(isRecord(value) ? Object.values(value) : value, zone);
-  if (period === undefined) throw operatorType(field, operator, 'takes a period: 2026, 2026Q1, 2026W05, 2026-01, 2026-01-15, 2026-01-15T10:30, an ISO instant, or [from, to]');
-  if (field.def.type === 'dateOnly') return periodDays(period, zone);
-  return {
-    start: period.start < MIN_INSTANT ? undefined : new Date(period.start),
-    end: period.end >= END_INSTANT ? undefined : new Date(period.end),
-  };
-}
-
-function dateCondition(field: Field, operator: FieldOperator, value: unknown, zone: TimeZone): FilterNode {
-  const { start, end } = periodBounds(field, operator, value, zone);
-  const compare = (op: CompareOp, bound: unknown): FilterNode => ({ kind: 'compare', field, op, value: bound });
-  // Before the start / at or after the end: nothing when the period is open on that side.
-  const before = start === undefined ? FALSE_NODE : compare('lt', start);
-  const after = end === undefined ? FALSE_NODE : compare('gte', end);
-  const inside = start === undefined && end === undefined
-    ? notNullNode(field)
-    : and([start === undefined ? TRUE_NODE : compare('gte', start), end === undefined ? TRUE_NODE : compare('lt', end)]);
-  switch (operator) {
-    case '$dateOn':
-    case '$dateBetween':
-      return inside;
-    case '$dateNotOn':
-      return or([before, after, isNullNode(field)]);
-    case '$dateBefore':
-      return before;
-    case '$dateNotBefore':
-      return or([start === undefined ? TRUE_NODE : compare('gte', start), isNullNode(field)]);
-    case '$dateAfter':
-      return after;
-    default:
-      return or([end === undefined ? TRUE_NODE : compare('lt', end), isNullNode(field)]);
-  }
 }
 
 function checkApplies(field: Field, operator: FieldOperator): void {
@@ -367,21 +254,31 @@ function bindObject(filter: unknown, collection: Collection, depth: number, budg
         parts.push(bindField(field, value, budget));
         continue;
       }
-      // `author.name` ≡ `{author: {name: …}}`: a condition on the related rows.
-      const dot = key.indexOf('.');
-      const relation = collection.relations.get(dot === -1 ? key : key.slice(0, dot));
-      if (relation === undefined) {
-        throw new ApiError('FILTER_UNKNOWN_FIELD', `${collection.name} has no field ${key}`, { field: key });
-      }
-      parts.push(bindRelated(relation, dot === -1 ? value : { [key.slice(dot + 1)]: value }, depth, budget));
+      parts.push(bindPath(collection, key, value, depth, budget));
     }
   }
   return and(parts);
 }
 
 /**
+ * A dotted key, NocoBase's own form: `name.$eq` ≡ `{name: {$eq: …}}`, and `author.name` ≡
+ * `{author: {name: …}}` (so `group.id.$exists` ≡ `{group: {id: {$exists: …}}}`).
+ */
+function bindPath(collection: Collection, key: string, value: unknown, depth: number, budget: Budget): FilterNode {
+  const dot = key.indexOf('.');
+  const head = dot === -1 ? key : key.slice(0, dot);
+  const rest = key.slice(dot + 1);
+  const field = dot === -1 ? undefined : collection.fields.get(head);
+  if (field !== undefined && !field.hidden && rest.startsWith('$')) return bindField(field, { [rest]: value }, budget);
+  const relation = collection.relations.get(head);
+  if (relation === undefined) throw new ApiError('FILTER_UNKNOWN_FIELD', `${collection.name} has no field ${key}`, { field: key });
+  return bindRelated(relation, dot === -1 ? value : { [rest]: value }, depth, budget);
+}
+
+/**
  * A condition on an association: some related row matches (for to-many paths a parent
- * matches once, however many children do). `$exists` / `$notExists` test for any related row.
+ * matches once, however many children do), or there is none and the condition holds for
+ * NULLs. `$exists` / `$notExists` test for any related row.
  */
 function bindRelated(relation: Relation, value: unknown, depth: number, budget: Budget): FilterNode {
   if (isRecord(value) && ('$exists' in value || '$notExists' in value)) {
@@ -393,7 +290,11 @@ function bindRelated(relation: Relation, value: unknown, depth: number, budget: 
     if (Object.keys(rest).length > 0) parts.push(bindRelated(relation, rest, depth, budget));
     return and(parts);
   }
-  return { kind: 'exists', relation, where: bindObject(value, relation.target, depth + 1, budget) };
+  const where = bindObject(value, relation.target, depth + 1, budget);
+  const some: FilterNode = { kind: 'exists', relation, where };
+  // A row without related rows is tested as related to one row of NULLs, as NocoBase's LEFT
+  // JOIN does: `{"group.id": {"$notExists": true}}` finds the members without a group.
+  return matchesNullRow(where) ? or([some, not({ kind: 'exists', relation, where: TRUE_NODE })]) : some;
 }
 
 function existence(relation: Relation, operand: unknown, operator: string, negate = false): FilterNode {

@@ -1,5 +1,5 @@
 import { isCalendarDate } from '../schema/field-types/date-type.js';
-import { instantToWall, wallToInstant, type TimeZone } from './time-zone.js';
+import { instantToWall, parseTimeZone, wallToInstant, type TimeZone } from './time-zone.js';
 
 /** A half-open range of instants [start, end), in epoch milliseconds. */
 export interface Period {
@@ -12,6 +12,8 @@ const DAY_MS = 86_400_000;
 const YEAR = /^(\d{4})$/;
 const QUARTER = /^(\d{4})-?Q([1-4])$/;
 const WEEK = /^(\d{4})-?W(\d{2})$/;
+/** NocoBase's lowercase week: weeks start on Sunday, week 1 holds January 1st. */
+const SUNDAY_WEEK = /^(\d{4})-?w(\d{2})$/;
 const MONTH = /^(\d{4})-(\d{2})$/;
 /** A day, optionally with an hour, minute, second and fraction, optionally with a zone. */
 const DAY_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2})(?::(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -65,6 +67,14 @@ export function parsePeriodText(text: string, zone: TimeZone): Period | undefine
     const start = isoWeekOne(year) + (week - 1) * 7 * DAY_MS;
     return wallPeriod(start, start + 7 * DAY_MS, zone);
   }
+  m = SUNDAY_WEEK.exec(text);
+  if (m !== null) {
+    const year = Number(m[1]);
+    const jan1 = Date.UTC(year, 0, 1);
+    const start = jan1 - new Date(jan1).getUTCDay() * DAY_MS + (Number(m[2]) - 1) * 7 * DAY_MS;
+    if (Number(m[2]) < 1 || start >= Date.UTC(year + 1, 0, 1)) return undefined;
+    return wallPeriod(start, start + 7 * DAY_MS, zone);
+  }
   m = MONTH.exec(text);
   if (m !== null) {
     const year = Number(m[1]);
@@ -91,19 +101,57 @@ export function parsePeriodText(text: string, zone: TimeZone): Period | undefine
   return wallPeriod(start, start + length, zone);
 }
 
+/** A period with the zone it was read in (the request's, or the one the value names). */
+export interface ZonedPeriod extends Period {
+  zone: TimeZone;
+}
+
+/** A zone ending a value, NocoBase style: `2026+08:00`, `[2026-01-01,2026-01-05]+08:00`. */
+const ZONE_SUFFIX = /[+-]\d{2}:\d{2}$/;
+/** `[from,to]`, each end closed `[ ]` (the bound's period included) or open `( )` (left out). */
+const RANGE_TEXT = /^([[(])([^,]*),([^,]*)([\])])$/;
+const BRACKETS = /^[[(][\])]$/;
+
 /**
- * A period value: one period's text, or `[from, to]` spanning from the start of `from` to the
- * end of `to`. Undefined when the value is not a period.
+ * From `from` to `to`: a closed end includes its bound's period (`[2026,2027]` is both years),
+ * an open end leaves it out (`[2026,2027)` is 2026 only).
  */
-export function parsePeriod(value: unknown, zone: TimeZone): Period | undefined {
-  if (typeof value === 'string') return parsePeriodText(value.trim(), zone);
-  if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') {
-    const from = parsePeriodText(value[0].trim(), zone);
-    const to = parsePeriodText(value[1].trim(), zone);
-    if (from === undefined || to === undefined) return undefined;
-    return { start: from.start, end: to.end };
+function span(from: string, to: string, brackets: string, zone: TimeZone): ZonedPeriod | undefined {
+  const first = parsePeriodText(from.trim(), zone);
+  const last = parsePeriodText(to.trim(), zone);
+  if (first === undefined || last === undefined) return undefined;
+  return { start: brackets[0] === '[' ? first.start : first.end, end: brackets[1] === ']' ? last.end : last.start, zone };
+}
+
+/** A period text that may end in its own zone and may be a `[from,to]` range. */
+function parsePeriodString(value: string, zone: TimeZone): ZonedPeriod | undefined {
+  let text = value.trim();
+  const suffix = ZONE_SUFFIX.exec(text);
+  if (suffix !== null && !/[T ]\d{2}(:\d{2}(:\d{2}(\.\d+)?)?)?$/.test(text.slice(0, suffix.index))) {
+    // A zone after a time is the time's own offset (DAY_TIME reads it); elsewhere it is the zone of the whole value.
+    const named = parseTimeZone(suffix[0]);
+    if (named === undefined) return undefined;
+    text = text.slice(0, suffix.index);
+    zone = named;
   }
-  return undefined;
+  const range = RANGE_TEXT.exec(text);
+  if (range !== null) return span(range[2]!, range[3]!, range[1]! + range[4]!, zone);
+  const period = parsePeriodText(text, zone);
+  return period === undefined ? undefined : { ...period, zone };
+}
+
+/**
+ * A period value: one period's text (optionally ending in a zone, `2026+08:00`), a range text
+ * `[from,to]` (ends open with `(` or `)`), or the array `[from, to]`, optionally followed by the
+ * brackets (`"[)"`) and a zone: NocoBase's forms. Undefined when the value is not a period.
+ */
+export function parsePeriod(value: unknown, zone: TimeZone): ZonedPeriod | undefined {
+  if (typeof value === 'string') return parsePeriodString(value, zone);
+  if (!Array.isArray(value) || value.length < 2 || value.length > 4 || !value.every((item) => typeof item === 'string')) return undefined;
+  const [from, to, brackets = '[]', zoneText] = value as string[];
+  if (!BRACKETS.test(brackets)) return undefined;
+  const named = zoneText === undefined ? zone : parseTimeZone(zoneText);
+  return named === undefined ? undefined : span(from!, to!, brackets, named);
 }
 
 /** The first and the last instant `date` and `dateOnly` fields hold (years 1000 to 9999). */

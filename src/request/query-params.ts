@@ -61,6 +61,32 @@ function parseNameList(name: string, value: unknown): string[] | undefined {
   return names;
 }
 
+/**
+ * `fields` in every form NocoBase reads: `a,b`, `fields[]=a`, `fields[only]=a,b`,
+ * `fields[except]=c`, and mixes of them (`fields=a&fields[only]=b&fields[except]=c`, which
+ * qs reads as `{0: 'a', 1: {only: 'b'}, except: ['c']}`).
+ */
+function parseFieldsParam(value: unknown): { only?: string[]; except?: string[] } {
+  if (value === undefined || value === null || value === '' || typeof value === 'string') return { only: parseNameList('fields', value) };
+  const only: unknown[] = [];
+  const except: unknown[] = [];
+  const visit = (part: unknown, nested: boolean): void => {
+    if (typeof part === 'string') only.push(part);
+    else if (Array.isArray(part) && !nested) for (const item of part) visit(item, true);
+    else if (typeof part === 'object' && part !== null && !Array.isArray(part)) {
+      for (const [key, item] of Object.entries(part)) {
+        if (key === 'only') only.push(...[item].flat());
+        else if (key === 'except') except.push(...[item].flat());
+        else if (/^\d+$/.test(key) && !nested) visit(item, true);
+        else throw param('fields', `has no part ${key} (only: names to return, except: names to leave out)`);
+      }
+    } else throw param('fields', 'must be a comma-separated list or an array of names');
+  };
+  visit(value, false);
+  const names = (list: unknown[]): string[] | undefined => (list.length === 0 ? undefined : parseNameList('fields', list));
+  return { only: names(only), except: names(except) };
+}
+
 function parsePositiveInt(name: string, value: unknown, fallback: number, max: number): number {
   if (value === undefined || value === null || value === '') return fallback;
   if (typeof value !== 'string' || !/^\d{1,9}$/.test(value)) throw param(name, 'must be a positive integer');
@@ -169,9 +195,14 @@ export function parseQueryParams(query: Record<string, unknown>, headers: Record
   }
   const keys = parseKeys(query.filterByTk);
   if (keys !== undefined) params.filterByTk = keys;
-  for (const name of ['fields', 'except', 'appends', 'sort', 'whitelist', 'blacklist', 'updateAssociationValues', 'filterKeys'] as const) {
+  for (const name of ['except', 'appends', 'sort', 'whitelist', 'blacklist', 'updateAssociationValues', 'filterKeys'] as const) {
     const list = parseNameList(name, query[name]);
     if (list !== undefined) params[name] = list;
+  }
+  if (query.fields !== undefined) {
+    const { only, except } = parseFieldsParam(query.fields);
+    if (only !== undefined) params.fields = only;
+    if (except !== undefined) params.except = [...(params.except ?? []), ...except];
   }
   return params;
 }

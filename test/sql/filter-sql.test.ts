@@ -109,10 +109,11 @@ const GOLDEN: Record<string, Record<Dialect, [sql: string, parameters: unknown[]
     postgres: ["exists (select 1 from \"posts_tags\" as \"r1_link\" inner join \"tags\" as \"r1\" on \"r1\".\"id\" = \"r1_link\".\"tagId\" where \"r1_link\".\"postId\" = \"posts\".\"id\" and \"r1\".\"name\" = $1)", ["x"]],
     mysql: ["exists (select 1 from `posts_tags` as `r1_link` inner join `tags` as `r1` on `r1`.`id` = `r1_link`.`tagId` where `r1_link`.`postId` = `posts`.`id` and `r1`.`name` = ?)", ["x"]],
   },
+  // A negative test below a path also matches a post without an author (a row of NULLs).
   "exists nested": {
-    sqlite: ["(exists (select 1 from \"comments\" as \"r1\" where \"r1\".\"postId\" = \"posts\".\"id\" and \"r1\".\"body\" = ?) and exists (select 1 from \"authors\" as \"r2\" where \"r2\".\"id\" = \"posts\".\"authorId\" and (\"r2\".\"name\" <> ? or \"r2\".\"name\" is null)))", ["x", "y"]],
-    postgres: ["(exists (select 1 from \"comments\" as \"r1\" where \"r1\".\"postId\" = \"posts\".\"id\" and \"r1\".\"body\" = $1) and exists (select 1 from \"authors\" as \"r2\" where \"r2\".\"id\" = \"posts\".\"authorId\" and (\"r2\".\"name\" <> $2 or \"r2\".\"name\" is null)))", ["x", "y"]],
-    mysql: ["(exists (select 1 from `comments` as `r1` where `r1`.`postId` = `posts`.`id` and `r1`.`body` = ?) and exists (select 1 from `authors` as `r2` where `r2`.`id` = `posts`.`authorId` and (`r2`.`name` <> ? or `r2`.`name` is null)))", ["x", "y"]],
+    sqlite: ["(exists (select 1 from \"comments\" as \"r1\" where \"r1\".\"postId\" = \"posts\".\"id\" and \"r1\".\"body\" = ?) and (exists (select 1 from \"authors\" as \"r2\" where \"r2\".\"id\" = \"posts\".\"authorId\" and (\"r2\".\"name\" <> ? or \"r2\".\"name\" is null)) or not coalesce(exists (select 1 from \"authors\" as \"r3\" where \"r3\".\"id\" = \"posts\".\"authorId\" and 1 = 1), 0)))", ["x", "y"]],
+    postgres: ["(exists (select 1 from \"comments\" as \"r1\" where \"r1\".\"postId\" = \"posts\".\"id\" and \"r1\".\"body\" = $1) and (exists (select 1 from \"authors\" as \"r2\" where \"r2\".\"id\" = \"posts\".\"authorId\" and (\"r2\".\"name\" <> $2 or \"r2\".\"name\" is null)) or not coalesce(exists (select 1 from \"authors\" as \"r3\" where \"r3\".\"id\" = \"posts\".\"authorId\" and 1 = 1), false)))", ["x", "y"]],
+    mysql: ["(exists (select 1 from `comments` as `r1` where `r1`.`postId` = `posts`.`id` and `r1`.`body` = ?) and (exists (select 1 from `authors` as `r2` where `r2`.`id` = `posts`.`authorId` and (`r2`.`name` <> ? or `r2`.`name` is null)) or not coalesce(exists (select 1 from `authors` as `r3` where `r3`.`id` = `posts`.`authorId` and 1 = 1), 0)))", ["x", "y"]],
   },
   // Words rarest first as the store ordered them (here: as given). All common: one IN list per
   // word, or on PostgreSQL the lists intersected inside the token table, rarest innermost.

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors/api-error.js';
 import { bindFilter, MAX_FILTER_CONDITIONS, MAX_FILTER_DEPTH, MAX_IN_VALUES } from '../../src/plan/bind-filter.js';
 import { evaluateFilter } from '../../src/plan/evaluate-filter.js';
+import { matchesNullRow } from '../../src/plan/null-row.js';
 import { parseTimeZone } from '../../src/plan/time-zone.js';
 import type { FilterNode } from '../../src/plan/filter-node.js';
 import type { Collection, Item } from '../../src/schema/collection.js';
@@ -84,7 +85,7 @@ const ERROR_CASES: [code: string, filter: unknown][] = [
   ['FILTER_OPERATOR_TYPE', { views: 2147483648 }],
   ['FILTER_OPERATOR_TYPE', { views: true }],
   ['FILTER_OPERATOR_TYPE', { views: { $eq: { a: 1 } } }],
-  ['FILTER_OPERATOR_TYPE', { views: { $in: 5 } }],
+  ['FILTER_OPERATOR_TYPE', { views: { $in: 1.5 } }],
   ['FILTER_OPERATOR_TYPE', { views: { $notIn: true } }],
   ['FILTER_OPERATOR_TYPE', { views: { $in: ['x'] } }],
   ['FILTER_OPERATOR_TYPE', { views: { $eq: [1, 'x'] } }],
@@ -93,7 +94,11 @@ const ERROR_CASES: [code: string, filter: unknown][] = [
   ['FILTER_OPERATOR_TYPE', { at: '2026-02-30' }],
   ['FILTER_OPERATOR_TYPE', { at: 'yesterday' }],
   ['FILTER_OPERATOR_TYPE', { day: '2026-13-01' }],
-  ['FILTER_OPERATOR_TYPE', { title: 5 }],
+  ['FILTER_OPERATOR_TYPE', { title: true }],
+  ['FILTER_OPERATOR_TYPE', { title: Number.NaN }],
+  ['FILTER_UNKNOWN_FIELD', { 'secret.$eq': 'x' }],
+  ['FILTER_UNKNOWN_FIELD', { 'nope.$eq': 'x' }],
+  ['FILTER_UNKNOWN_OPERATOR', { 'views.$foo': 1 }],
   ['FILTER_OPERATOR_TYPE', { title: 'nul \u0000' }],
   ['FILTER_TOO_COMPLEX', nested(MAX_FILTER_DEPTH + 1)],
   ['FILTER_TOO_COMPLEX', { $and: Array.from({ length: MAX_FILTER_CONDITIONS + 1 }, (_, i) => ({ views: i })) }],
@@ -207,6 +212,15 @@ describe('bindFilter meaning', () => {
     ['a false member empties an $and', { $and: [{ views: 1 }, { views: { $in: [] } }] }, { kind: 'const', value: false }],
     ['a true member fills an $or', { $or: [{ views: 1 }, { views: { $notIn: [] } }] }, { kind: 'const', value: true }],
     ['$not wraps its condition', { $not: { views: 1 } }, { kind: 'not', item: { kind: 'compare', field: views, op: 'eq', value: 1 } }],
+    ['a dotted operator key is the operator on the field', { 'views.$gt': 1 }, { kind: 'compare', field: views, op: 'gt', value: 1 }],
+    ['dotted keys inside $or', { $or: [{ 'views.$eq': 1 }, { 'title.$eq': 'a' }] }, {
+      kind: 'or', items: [{ kind: 'compare', field: views, op: 'eq', value: 1 }, { kind: 'compare', field: field('title'), op: 'eq', value: 'a' }],
+    }],
+    ['a number against a text field is its decimal text', { title: { $eq: 123 } }, { kind: 'compare', field: field('title'), op: 'eq', value: '123' }],
+    ['numbers in a text $in are their decimal text', { title: { $in: [123, 1.5] } }, { kind: 'in', field: field('title'), values: ['123', '1.5'], negate: false }],
+    ['a single $in value is a list of one', { views: { $in: 5 } }, { kind: 'in', field: views, values: [5], negate: false }],
+    ['$in null is an empty list: nothing', { views: { $in: null } }, { kind: 'const', value: false }],
+    ['$notIn null is an empty list: everything', { views: { $notIn: null } }, { kind: 'const', value: true }],
   ];
   it.each(cases)('%s', (_label, filter, node) => {
     expect(bindFilter(filter, posts)).toEqual(node);
@@ -327,5 +341,26 @@ describe('bindFilter: the operators beyond comparison', () => {
     expect(matches({ active: { $isFalsy: true } }, {})).toBe(true);
     expect(matches({ at: { $dateOn: '2026' } }, { at: '2026-12-31T23:59:59.999Z' })).toBe(true);
     expect(matches({ at: { $dateOn: '2026' } }, { at: '2027-01-01T00:00:00.000Z' })).toBe(false);
+  });
+});
+
+describe('matchesNullRow (what a row without related rows is tested as below a path)', () => {
+  it.each([
+    [{ views: null }, true],
+    [{ 'views.$notExists': true }, true],
+    [{ title: { $empty: true } }, true],
+    [{ title: { $ne: 'a' } }, true],
+    [{ title: { $notIncludes: 'a' } }, true],
+    [{ $not: { views: { $gt: 1 } } }, true],
+    [{ views: 1 }, false],
+    [{ 'views.$exists': true }, false],
+    [{ title: { $includes: '' } }, false],
+    [{ $and: [{ views: null }, { title: 'a' }] }, false],
+    [{ $or: [{ views: null }, { title: 'a' }] }, true],
+  ])('%j → %s', (filter, want) => {
+    const node = bindFilter(filter, posts);
+    expect(matchesNullRow(node)).toBe(want);
+    // The same answer as the in-memory evaluator on an item whose every field is NULL.
+    expect(evaluateFilter(node, Object.fromEntries(posts.fieldList.map((f) => [f.name, null])))).toBe(want);
   });
 });

@@ -39,13 +39,13 @@ describe('parsePeriod in UTC', () => {
 
   it.each([
     '2026Q5', '2026Q0', '2025W53', '2026W00', '2026W54', '2026-13', '2026-00', '2026-02-29', '2026-01-15T24', '2026-01-15T10:60',
-    '2026-01-15T10:30:61', '0999', '99999', '26', '2026-1', 'today', '', '2026-01-15T10:30+24:00', '2026+01:00',
+    '2026-01-15T10:30:61', '0999', '99999', '26', '2026-1', 'today', '', '2026-01-15T10:30+24:00', '2026+25:00', '[2026,2027', '[2026;2027]', '{2026,2027}', '2026w00', '2026w54', '2026W',
   ])('refuses %j', (text) => {
     expect(parsePeriod(text, UTC)).toBeUndefined();
   });
 
   it('refuses values that are neither text nor a pair of texts', () => {
-    for (const value of [2026, null, ['2026'], ['2026', '2027', '2028'], ['2026', 5], { 0: '2026' }]) expect(parsePeriod(value, UTC)).toBeUndefined();
+    for (const value of [2026, null, ['2026'], ['2026', '2027', '2028'], ['2026', '2027', '[]', 'Mars/Olympus'], ['2026', '2027', '[]', '+08:00', 'x'], ['2026', 5], { 0: '2026' }]) expect(parsePeriod(value, UTC)).toBeUndefined();
   });
 });
 
@@ -70,6 +70,45 @@ describe('parsePeriod in a zone', () => {
 
   it('keeps an explicit offset over the zone', () => {
     expect(range('2026-01-15T10:00:00Z', zone('Asia/Tokyo'))).toEqual(['2026-01-15T10:00:00.000Z', '2026-01-15T10:00:01.000Z']);
+  });
+});
+
+/** NocoBase packages/core/utils/src/__tests__/parse-date.test.ts: the value forms its date operators take. */
+describe('parsePeriod reads NocoBase\'s forms (parse-date.test.ts)', () => {
+  const plus8 = zone('+08:00');
+  const cases: [string, unknown, TimeZone, [string, string]][] = [
+    ['should parse year: a zone suffix', '2023+08:00', UTC, ['2022-12-31T16:00:00.000Z', '2023-12-31T16:00:00.000Z']],
+    ['should parse year: the request zone', '2023', plus8, ['2022-12-31T16:00:00.000Z', '2023-12-31T16:00:00.000Z']],
+    ['should parse quarter', '2023Q2+08:00', UTC, ['2023-03-31T16:00:00.000Z', '2023-06-30T16:00:00.000Z']],
+    ['should parse iso week', '2024W16+08:00', UTC, ['2024-04-14T16:00:00.000Z', '2024-04-21T16:00:00.000Z']],
+    ['should parse week (Sunday weeks)', '2023w01', UTC, ['2023-01-01T00:00:00.000Z', '2023-01-08T00:00:00.000Z']],
+    ['should parse week (Sunday weeks) with a zone', '2024w16+08:00', UTC, ['2024-04-13T16:00:00.000Z', '2024-04-20T16:00:00.000Z']],
+    ['should parse week (Sunday weeks), 2024w16', '2024w16', UTC, ['2024-04-14T00:00:00.000Z', '2024-04-21T00:00:00.000Z']],
+    ['should parse month', '2023-03+08:00', UTC, ['2023-02-28T16:00:00.000Z', '2023-03-31T16:00:00.000Z']],
+    ['should parse day', '2023-01-12+08:00', UTC, ['2023-01-11T16:00:00.000Z', '2023-01-12T16:00:00.000Z']],
+    ['should parse hour', '2023-01-12 12+08:00', UTC, ['2023-01-12T04:00:00.000Z', '2023-01-12T05:00:00.000Z']],
+    ['should parse minute', '2023-01-12T12:23+08:00', UTC, ['2023-01-12T04:23:00.000Z', '2023-01-12T04:24:00.000Z']],
+    ['should parse second', '2023-01-12 12:23:59', plus8, ['2023-01-12T04:23:59.000Z', '2023-01-12T04:24:00.000Z']],
+    ['should parse millisecond', '2023-01-12T12:23:59.326+08:00', UTC, ['2023-01-12T04:23:59.326Z', '2023-01-12T04:23:59.327Z']],
+    ['should parse utc: Z wins over a zone suffix', '2023-01-12T12:23:59.326Z+08:00', UTC, ['2023-01-12T12:23:59.326Z', '2023-01-12T12:23:59.327Z']],
+    ['parse date between: [2023,2024]', '[2023,2024]', UTC, ['2023-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z']],
+    ['parse date between: (2023,2024]', '(2023,2024]', UTC, ['2024-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z']],
+    ['parse date between: [2023,2024)', '[2023,2024)', UTC, ['2023-01-01T00:00:00.000Z', '2024-01-01T00:00:00.000Z']],
+    ['parse date between: (2023,2026)', '(2023,2026)', UTC, ['2024-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z']],
+    ['parse date between: an array with brackets', ['2023', '2024', '(]'], UTC, ['2024-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z']],
+    ['parse date between: an array with brackets and a zone', ['2023', '2024', '[)', '+08:00'], UTC, ['2022-12-31T16:00:00.000Z', '2023-12-31T16:00:00.000Z']],
+    ['parse date between: a range with a zone', '(2023,2026)+08:00', UTC, ['2023-12-31T16:00:00.000Z', '2025-12-31T16:00:00.000Z']],
+    ['parse date between: days', '[2023-01-12,2023-09-12]', UTC, ['2023-01-12T00:00:00.000Z', '2023-09-13T00:00:00.000Z']],
+    ['parse date between: days, open at both ends, with a zone', '(2023-01-12,2023-09-12)+08:00', UTC, ['2023-01-12T16:00:00.000Z', '2023-09-11T16:00:00.000Z']],
+    ['parse date between: instants', '[2023-01-12T12:23:59.326Z,2023-01-12T12:24:59.326Z)', UTC, ['2023-01-12T12:23:59.326Z', '2023-01-12T12:24:59.326Z']],
+  ];
+  it.each(cases)('%s', (_label, value, z, want) => {
+    expect(range(value, z)).toEqual(want);
+  });
+
+  it('returns the zone the value named, for the days of dateOnly fields', () => {
+    expect(parsePeriod('2026-01-15+08:00', UTC)?.zone).toEqual(plus8);
+    expect(periodDays(parsePeriod('2026-01-15T20:00:00Z+08:00', UTC)!, plus8)).toEqual({ start: '2026-01-16', end: '2026-01-17' });
   });
 });
 
