@@ -40,6 +40,25 @@ export class SchemaWork {
     return def;
   }
 
+  has(name: string): boolean {
+    return this.#defs.has(name);
+  }
+
+  /** Adds a plain column to an existing collection (a relation's sort field). */
+  addField(collection: string, field: FieldDef): void {
+    const owner = this.get(collection);
+    if (owner.fields.length >= MAX_FIELDS_PER_COLLECTION) throw invalid(`${collection} has ${MAX_FIELDS_PER_COLLECTION} fields already`, field.name);
+    owner.fields.push(field);
+    this.#touch(collection);
+    if (!this.#created.includes(collection)) this.#addedColumns.push({ table: collection, field });
+  }
+
+  /** Marks a definition edited in place (options that need no DDL). */
+  touch(name: string): void {
+    this.get(name);
+    this.#touch(name);
+  }
+
   all(): CollectionDef[] {
     return [...this.#defs.values()];
   }
@@ -54,13 +73,7 @@ export class SchemaWork {
     const source = this.get(sourceName);
     const plan = resolveRelation(input, source, this.all());
     if (plan.createThrough !== undefined) this.create(plan.createThrough);
-    for (const { collection, field } of plan.addFields) {
-      const owner = this.get(collection);
-      if (owner.fields.length >= MAX_FIELDS_PER_COLLECTION) throw invalid(`${collection} has ${MAX_FIELDS_PER_COLLECTION} fields already`, plan.relation.name);
-      owner.fields.push(field);
-      this.#touch(collection);
-      if (!this.#created.includes(collection)) this.#addedColumns.push({ table: collection, field });
-    }
+    for (const { collection, field } of plan.addFields) this.addField(collection, field);
     source.relations!.push(plan.relation);
     this.#touch(sourceName);
     return plan.relation;
