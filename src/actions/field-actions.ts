@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { ApiError } from '../errors/api-error.js';
 import { isRecord } from '../is-record.js';
+import { generatedFieldName } from '../schema/reverse-field.js';
 import { listInMemory } from '../plan/in-memory-list.js';
 import type { Item } from '../schema/collection.js';
 import type { ActionContext, ActionResult, Data } from './action-context.js';
@@ -41,7 +41,7 @@ function createBody(body: unknown, collection: string): unknown {
   if (body.collectionName !== undefined && body.collectionName !== collection) {
     throw new ApiError('SCHEMA_INVALID', `collectionName ${String(body.collectionName)} is not ${collection}`, { field: 'collectionName' });
   }
-  return body.name === undefined ? { ...body, name: `f_${randomBytes(8).toString('base64url').replace(/[^A-Za-z0-9]/g, '').slice(0, 11).toLowerCase()}` } : body;
+  return body.name === undefined ? { ...body, name: generatedFieldName() } : body;
 }
 
 async function create(ctx: ActionContext, collection: string): Promise<ActionResult> {

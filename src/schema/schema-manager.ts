@@ -219,7 +219,7 @@ export class SchemaManager {
       return relation!;
     }
     const field = normalizeField(input);
-    if (field.primaryKey === true) throw invalid('a primary key can only be set when the collection is created', field.name);
+    if (field.primaryKey === true) throw invalid(`${collectionName} already has primary key: a primary key can only be set when the collection is created`, field.name);
     checkDefault(field);
     if (!field.allowNull && field.defaultValue === undefined) {
       throw invalid(`${field.name}: allowNull false needs a defaultValue for the rows already stored`, field.name);

@@ -5,6 +5,7 @@ import { addColumn, addForeignKey, createTable, dropColumn, dropTable, rebuildSq
 import { MAX_FIELDS_PER_COLLECTION } from './normalize-collection.js';
 import { invalid } from './normalize-field.js';
 import { resolveRelation } from './resolve-relation.js';
+import { reverseInput } from './reverse-field.js';
 import { deleteDefinition, insertDefinition, updateDefinition } from './schema-store.js';
 import type { CollectionDef, Dialect, FieldDef, RelationDef } from './types.js';
 
@@ -69,13 +70,17 @@ export class SchemaWork {
   }
 
   /** Resolves a relation definition on `source` and records what it needs. */
-  addRelation(sourceName: string, input: Record<string, unknown>): RelationDef {
+  addRelation(sourceName: string, given: Record<string, unknown>): RelationDef {
+    const { reverseField, ...input } = given;
     const source = this.get(sourceName);
     const plan = resolveRelation(input, source, this.all());
     if (plan.createThrough !== undefined) this.create(plan.createThrough);
     for (const { collection, field } of plan.addFields) this.addField(collection, field);
     source.relations!.push(plan.relation);
     this.#touch(sourceName);
+    if (reverseField !== undefined && reverseField !== null && reverseField !== false) {
+      this.addRelation(plan.relation.target, reverseInput(plan.relation, sourceName, reverseField));
+    }
     return plan.relation;
   }
 
