@@ -1,6 +1,7 @@
 import { ApiError } from '../errors/api-error.js';
 import { isRecord } from '../is-record.js';
 import { generatedFieldName } from '../schema/reverse-field.js';
+import { withInterfaceType } from '../schema/ui-options.js';
 import { listInMemory } from '../plan/in-memory-list.js';
 import type { Item } from '../schema/collection.js';
 import type { ActionContext, ActionResult, Data } from './action-context.js';
@@ -34,9 +35,11 @@ function inCollection(ctx: ActionContext, key: string): Address {
 
 /**
  * The body of a field create: `collectionName`, when sent, must be the collection created
- * in; a missing name is generated as NocoBase does (`f_` and 11 random characters).
+ * in; a missing name is generated as NocoBase does (`f_` and 11 random characters), and a
+ * missing type is the one its `interface` implies.
  */
-function createBody(body: unknown, collection: string): unknown {
+function createBody(given: unknown, collection: string): unknown {
+  const body = withInterfaceType(given);
   if (!isRecord(body)) return body;
   if (body.collectionName !== undefined && body.collectionName !== collection) {
     throw new ApiError('SCHEMA_INVALID', `collectionName ${String(body.collectionName)} is not ${collection}`, { field: 'collectionName' });

@@ -1,3 +1,5 @@
+import { isRecord } from '../is-record.js';
+import { generatedFieldName } from '../schema/reverse-field.js';
 import { exportSchema } from '../schema/schema-export.js';
 import type { ActionContext, ActionResult, Data } from './action-context.js';
 import { COLLECTION_ROWS, findCollection, keysOf, page, publicCollection, singleKey } from './schema-rows.js';
@@ -16,7 +18,9 @@ export const collectionsActions = {
   listMeta: async (ctx: ActionContext): Promise<ActionResult> => ({ kind: 'items', items: ctx.schema.snapshot.defs.map(publicCollection) as Data[] }),
   get: async (ctx: ActionContext) => item(publicCollection(findCollection(ctx, singleKey(ctx, 'collection')))),
   create: async (ctx: ActionContext) => {
-    const def = await ctx.schema.createCollection(ctx.request.body);
+    // NocoBase names a collection created without a name `t_` and 11 random characters.
+    const body = isRecord(ctx.request.body) && ctx.request.body.name === undefined ? { ...ctx.request.body, name: `t${generatedFieldName().slice(1)}` } : ctx.request.body;
+    const def = await ctx.schema.createCollection(body);
     return { kind: 'created', item: publicCollection(def), location: ['collections', def.name] };
   },
   update: async (ctx: ActionContext) => item(publicCollection(await ctx.schema.updateCollection(singleKey(ctx, 'collection'), ctx.request.body ?? {}))),

@@ -4,7 +4,7 @@ import { isRecord } from '../is-record.js';
 import { isRelationInput } from './resolve-relation.js';
 import { collectionNameProblem } from './reserved-names.js';
 import { ID_TYPES, NAME_PATTERN, type CollectionDef, type FieldDef, type IdType, type JsonValue } from './types.js';
-import { asksForNothing, COLLECTION_UI_OPTIONS, copyFieldUi, sortFieldName, UNSUPPORTED_COLLECTION_OPTIONS } from './ui-options.js';
+import { asksForNothing, COLLECTION_UI_OPTIONS, copyFieldUi, sortFieldName, UNSUPPORTED_COLLECTION_OPTIONS, withInterfaceType } from './ui-options.js';
 
 export const MAX_FIELDS_PER_COLLECTION = 200;
 
@@ -86,7 +86,7 @@ export function normalizeCollection(input: unknown, system = false): { def: Coll
     return value;
   };
   if (input.fields !== undefined && !Array.isArray(input.fields)) throw invalid('fields must be an array', 'fields');
-  let fieldInputs = (input.fields as unknown[] | undefined) ?? [];
+  let fieldInputs = ((input.fields as unknown[] | undefined) ?? []).map(withInterfaceType);
   const explicit = explicitId(fieldInputs, input.autoGenId);
   const timestamps = bool('timestamps', true);
   const autoGenId = explicit.userKey ? false : bool('autoGenId', true);

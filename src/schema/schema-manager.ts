@@ -4,7 +4,7 @@ import type { Database, DynamicDb } from '../db/database.js';
 import { withDirectPaused } from '../db/direct-reader.js';
 import { classifyDriverError } from '../db/driver-error.js';
 import { ApiError } from '../errors/api-error.js';
-import { addColumn, alterColumn, createIndexes, dropColumn, dropIndex, renameColumn } from './ddl.js';
+import { addColumn, alterColumn, createIndexes, dropColumn, dropIndex, renameColumn, setColumnDefault } from './ddl.js';
 import { Mutex } from './mutex.js';
 import { checkDefault, findField, MAX_FIELDS_PER_COLLECTION, normalizeCollection } from './normalize-collection.js';
 import { invalid, normalizeField } from './normalize-field.js';
@@ -293,10 +293,10 @@ export class SchemaManager {
         if (current.index && !current.unique && (!next.index || next.unique)) await dropIndex(trx, def.name, 'ix', next.name, dialect);
         const added = { ...next, unique: next.unique && !current.unique, index: next.index && !next.unique && !(current.index && !current.unique) };
         await createIndexes(trx, def.name, added);
-        if (structural) {
-          const nextDef = { ...def, fields: def.fields.map((field) => (field === current ? next : field)) };
-          await alterColumn(trx, nextDef, current, next, dialect);
-        }
+        const nextDef = { ...def, fields: def.fields.map((field) => (field === current ? next : field)) };
+        if (structural) await alterColumn(trx, nextDef, current, next, dialect);
+        // A stale database DEFAULT would fill rows the client leaves the field out of (SQLite's rebuild restated it).
+        if (JSON.stringify(current.defaultValue) !== JSON.stringify(next.defaultValue) && !(structural && dialect === 'sqlite')) await setColumnDefault(trx, nextDef, next, dialect);
       });
       await updateDefinition(trx, { ...def, fields: def.fields.map((field) => (field === current ? next : field)) });
     });

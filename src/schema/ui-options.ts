@@ -37,8 +37,28 @@ export function copyFieldUi(input: Record<string, unknown>, def: FieldUi, where:
  */
 export const COLLECTION_UI_OPTIONS = [
   'logging', 'template', 'hidden', 'origin', 'category', 'shared', 'titleField', 'key', 'inherit', 'presetFieldsDisabled',
-  'isThrough', 'color', 'icon', 'simplePaginate', 'dumpRules', 'migrationRules', 'underscored', 'schema', 'unavailableActions',
+  'isThrough', 'color', 'icon', 'simplePaginate', 'dumpRules', 'migrationRules', 'underscored', 'schema', 'uiSchema', 'unavailableActions',
 ] as const;
+
+/**
+ * The type NocoBase's UI gives a field of each interface when the client sends no `type`
+ * (an explicit type wins). Interfaces of the other helpers' automatic fields are not here.
+ */
+const INTERFACE_TYPES: Readonly<Record<string, string>> = {
+  input: 'string', email: 'string', phone: 'string', url: 'string', color: 'string', icon: 'string', select: 'string', radioGroup: 'string',
+  textarea: 'text', markdown: 'text', richText: 'text', vditor: 'text', password: 'password', integer: 'bigInt', number: 'double',
+  percent: 'float', checkbox: 'boolean', multipleSelect: 'array', checkboxGroup: 'array', json: 'json', datetime: 'date',
+  datetimeNoTz: 'date', date: 'dateOnly', time: 'time', uuid: 'uuid', nanoid: 'nanoid', sort: 'sort',
+  m2o: 'belongsTo', obo: 'belongsTo', o2m: 'hasMany', oho: 'hasOne', m2m: 'belongsToMany',
+};
+
+/** A field input with the type its interface implies, when it has an interface and no type. */
+export function withInterfaceType(input: unknown): unknown {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return input;
+  const record = input as Record<string, unknown>;
+  if (record.type !== undefined || typeof record.interface !== 'string' || !Object.hasOwn(INTERFACE_TYPES, record.interface)) return input;
+  return { ...record, type: INTERFACE_TYPES[record.interface] };
+}
 
 /**
  * NocoBase options with a meaning Corral does not implement: refused by name rather than
