@@ -5,7 +5,7 @@ import { withInterfaceType } from '../schema/ui-options.js';
 import { listInMemory } from '../plan/in-memory-list.js';
 import type { Item } from '../schema/collection.js';
 import type { ActionContext, ActionResult, Data } from './action-context.js';
-import { ALL_FIELD_ROWS, fieldsOf, findCollection, FIELD_ROWS, keysOf, page, publicField, singleKey, splitFieldKey } from './schema-rows.js';
+import { ALL_FIELD_ROWS, fieldsOf, findCollection, FIELD_ROWS, keysOf, page, publicField, singleKey, splitFieldKey, withPositions } from './schema-rows.js';
 
 type Address = { collection: string; field: string };
 
@@ -72,7 +72,7 @@ export const fieldsActions = {
   list: async (ctx: ActionContext) => {
     const keys = keysOf(ctx);
     const names = keys === undefined ? undefined : new Set([...keys].map((key) => inCollection(ctx, key).field));
-    return page(ctx, FIELD_ROWS, publicFields(ctx, sourceName(ctx)).filter((field) => names === undefined || names.has(field.name as string)));
+    return page(ctx, FIELD_ROWS, withPositions(publicFields(ctx, sourceName(ctx))).filter((field) => names === undefined || names.has(field.name as string)));
   },
   get: async (ctx: ActionContext) => item(requireField(ctx, inCollection(ctx, singleKey(ctx, 'field')))),
   create: async (ctx: ActionContext) => create(ctx, sourceName(ctx)),
@@ -81,7 +81,7 @@ export const fieldsActions = {
 } satisfies Record<string, (ctx: ActionContext) => Promise<ActionResult>>;
 
 function allFields(ctx: ActionContext): Record<string, unknown>[] {
-  return ctx.schema.snapshot.defs.flatMap((def) => fieldsOf(def));
+  return ctx.schema.snapshot.defs.flatMap((def) => withPositions(fieldsOf(def)));
 }
 
 /**

@@ -2,7 +2,7 @@ import { isRecord } from '../is-record.js';
 import { generatedFieldName } from '../schema/reverse-field.js';
 import { exportSchema } from '../schema/schema-export.js';
 import type { ActionContext, ActionResult, Data } from './action-context.js';
-import { COLLECTION_ROWS, findCollection, keysOf, page, publicCollection, singleKey } from './schema-rows.js';
+import { COLLECTION_ROWS, findCollection, keysOf, page, publicCollection, singleKey, withPositions } from './schema-rows.js';
 
 export { fieldsActions, allFieldsActions } from './field-actions.js';
 
@@ -11,11 +11,10 @@ const item = (data: Data): ActionResult => ({ kind: 'item', item: data });
 export const collectionsActions = {
   list: async (ctx: ActionContext) => {
     const keys = keysOf(ctx);
-    const defs = ctx.schema.snapshot.defs.filter((def) => keys === undefined || keys.has(def.name));
-    return page(ctx, COLLECTION_ROWS, defs.map(publicCollection));
+    return page(ctx, COLLECTION_ROWS, withPositions(ctx.schema.snapshot.defs.map(publicCollection)).filter((c) => keys === undefined || keys.has(c.name as string)));
   },
   /** NocoBase's client loads every collection with its fields at once: the list, never paged. */
-  listMeta: async (ctx: ActionContext): Promise<ActionResult> => ({ kind: 'items', items: ctx.schema.snapshot.defs.map(publicCollection) as Data[] }),
+  listMeta: async (ctx: ActionContext): Promise<ActionResult> => ({ kind: 'items', items: withPositions(ctx.schema.snapshot.defs.map(publicCollection)) }),
   get: async (ctx: ActionContext) => item(publicCollection(findCollection(ctx, singleKey(ctx, 'collection')))),
   create: async (ctx: ActionContext) => {
     // NocoBase names a collection created without a name `t_` and 11 random characters.

@@ -10,19 +10,27 @@ import type { ActionContext, ActionResult } from './action-context.js';
  */
 export const COLLECTION_ROWS = describeRows('collections', 'name', {
   name: 'string', title: 'string', description: 'text', timestamps: 'boolean', autoGenId: 'boolean', idType: 'string', filterTargetKey: 'string', fields: 'json',
-  sortable: 'json', logging: 'boolean', hidden: 'boolean', template: 'string', origin: 'string', category: 'json', unavailableActions: 'json',
+  sortable: 'json', logging: 'boolean', hidden: 'boolean', template: 'string', origin: 'string', category: 'json', unavailableActions: 'json', sort: 'integer',
 });
 const FIELD_COLUMNS = {
   name: 'string', type: 'string', title: 'string', description: 'text', allowNull: 'boolean', unique: 'boolean', index: 'boolean', defaultValue: 'json',
   min: 'double', max: 'double', minLength: 'integer', maxLength: 'integer', pattern: 'string', enum: 'json', length: 'integer', precision: 'integer',
   scale: 'integer', primaryKey: 'boolean', autoIncrement: 'boolean', system: 'string', references: 'json', target: 'string', foreignKey: 'string',
   sourceKey: 'string', targetKey: 'string', through: 'string', otherKey: 'string', onDelete: 'string', sortable: 'boolean', sortBy: 'json',
-  interface: 'string', uiSchema: 'json', collectionName: 'string', key: 'string',
+  interface: 'string', uiSchema: 'json', collectionName: 'string', key: 'string', sort: 'integer',
 } as const;
 /** A collection's fields, keyed by name (`collections/<name>/fields`). */
 export const FIELD_ROWS = describeRows('fields', 'name', FIELD_COLUMNS);
 /** Every collection's fields, keyed by `key` (NocoBase's `fields` resource). */
 export const ALL_FIELD_ROWS = describeRows('fields', 'key', FIELD_COLUMNS);
+
+/**
+ * List rows carry `sort`, their position in definition order (1-based), as NocoBase's rows
+ * do: its clients list collections and fields with `sort=sort`.
+ */
+export function withPositions(items: Record<string, unknown>[]): Record<string, unknown>[] {
+  return items.map((item, index) => ({ ...item, sort: index + 1 }));
+}
 
 /** Schema lists are small (the definitions are in memory); they filter, sort and page like any list. */
 export function page(ctx: ActionContext, rows: typeof COLLECTION_ROWS, items: object[]): ActionResult {

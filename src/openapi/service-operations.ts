@@ -59,7 +59,7 @@ export function serviceOperations(prefix: string): ServiceOp[] {
       method: 'post',
       op: op('collections.create', S, 'Create a collection (its table at once)', [], { 201: jsonResponse('`{data}`', dataEnvelope(collection), LOCATION_HEADER), ...writes }, body('{name, title?, fields:[…], timestamps?, autoGenId?, idType?, filterTargetKey?}')),
     },
-    { path: `${c}:update`, method: 'post', op: op('collections.update', S, 'Change a collection (title, options)', [nameKey('collection')], { 200: jsonResponse('`{data}`', dataEnvelope(collection)), ...writes }, body('{title?, description?}')) },
+    { path: `${c}:update`, method: 'post', op: op('collections.update', S, 'Change a collection (title, options)', [nameKey('collection')], { 200: jsonResponse('`{data}`', dataEnvelope(collection)), ...writes }, body('{title?, description?, sortable?, …UI options}; other options only with their current value')) },
     {
       path: `${c}:destroy`,
       method: 'post',

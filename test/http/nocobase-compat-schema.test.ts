@@ -85,6 +85,17 @@ for (const dialect of DIALECTS) {
       expect(first.fields.length).toBe(fieldsOf(await ctx.api.get('/api/collections/uniq/fields:list?paginate=false')).length);
     });
 
+    it("the admin UI's collection and field lists: sort=sort (position in definition order), filters on hidden and collectionName", async () => {
+      const collections = await ctx.api.get('/api/collections:list?paginate=false&sort=sort&filter={"hidden":{"$ne":true}}');
+      expect(collections.status, collections.text).toBe(200);
+      const positions = collections.body.data.map((c: { sort: number }) => c.sort);
+      expect(positions).toEqual([...positions].sort((a, b) => a - b));
+      expect(collections.body.data.map((c: { name: string }) => c.name)).toContain('uniq');
+      const fields = await ctx.api.get('/api/fields:list?paginate=false&sort=-sort&filter[collectionName]=uniq');
+      expect(fields.body.data.map((f: { name: string }) => f.name)).toEqual(['testField', 'updatedAt', 'createdAt', 'id']);
+      expect((await ctx.api.get('/api/collections/uniq/fields:list?sort=sort')).body.data[0]).toMatchObject({ name: 'id', sort: 1 });
+    });
+
     it('resources/collections.fields.test.ts "destroy field" (collections.fields:destroy by name, and by key)', async () => {
       await ctx.api.collection({ name: 'test1', fields: [{ type: 'string', name: 'name' }, { type: 'string', name: 'other' }] });
       expect((await ctx.api.post('/api/collections/test1/fields:destroy?filterByTk=name')).status).toBe(200);
