@@ -1,4 +1,4 @@
-import { COLLECTION_UI_OPTIONS, FIELD_UI_OPTIONS } from '../schema/ui-options.js';
+import { COLLECTION_UI_OPTIONS, DROPPED_COLLECTION_OPTIONS, FIELD_UI_OPTIONS } from '../schema/ui-options.js';
 import { ERROR_CATALOGUE } from '../errors/catalogue.js';
 import { MAX_PAGE_SIZE } from '../request/query-params.js';
 import { ID_TYPES, ON_DELETE, RELATION_TYPES, SCALAR_TYPES } from '../schema/types.js';
@@ -197,7 +197,7 @@ export function commonSchemas(): Record<string, JsonSchema> {
         filterTargetKey: { type: 'string' },
         fields: { type: 'array', items: ref(FIELD_SCHEMA) },
         sortable: { description: 'as sent: true, a sort field name or {name, scopeKey}; the sort field is among `fields`' },
-        ...Object.fromEntries(COLLECTION_UI_OPTIONS.filter((key) => key !== 'unavailableActions' && key !== 'key').map((key) => [key, { description: 'NocoBase UI option, stored as sent' }])),
+        ...Object.fromEntries(COLLECTION_UI_OPTIONS.filter((key) => !DROPPED_COLLECTION_OPTIONS.includes(key)).map((key) => [key, { description: 'NocoBase UI option, stored as sent' }])),
         unavailableActions: { type: 'array', items: { type: 'string' }, description: 'always empty: every collection takes every action' },
         sort: { type: 'integer', description: 'in lists: the position in definition order' },
       },

@@ -4,7 +4,7 @@ import { isRecord } from '../is-record.js';
 import { isRelationInput } from './resolve-relation.js';
 import { collectionNameProblem } from './reserved-names.js';
 import { ID_TYPES, NAME_PATTERN, type CollectionDef, type FieldDef, type IdType, type JsonValue } from './types.js';
-import { asksForNothing, COLLECTION_UI_OPTIONS, copyFieldUi, sortFieldName, UNSUPPORTED_COLLECTION_OPTIONS, withInterfaceType } from './ui-options.js';
+import { asksForNothing, COLLECTION_UI_OPTIONS, DROPPED_COLLECTION_OPTIONS, copyFieldUi, sortFieldName, UNSUPPORTED_COLLECTION_OPTIONS, withInterfaceType } from './ui-options.js';
 
 export const MAX_FIELDS_PER_COLLECTION = 200;
 
@@ -138,6 +138,6 @@ export function normalizeCollection(input: unknown, system = false): { def: Coll
 
 /** The UI-only options of a collection definition, or undefined when it has none. */
 export function collectionUiOptions(input: Record<string, unknown>): Record<string, JsonValue> | undefined {
-  const entries = COLLECTION_UI_OPTIONS.filter((key) => input[key] !== undefined && key !== 'unavailableActions' && key !== 'key').map((key) => [key, input[key] as JsonValue]);
+  const entries = COLLECTION_UI_OPTIONS.filter((key) => input[key] !== undefined && !DROPPED_COLLECTION_OPTIONS.includes(key)).map((key) => [key, input[key] as JsonValue]);
   return entries.length === 0 ? undefined : Object.fromEntries(entries);
 }

@@ -12,9 +12,10 @@ export const FIELD_UI_OPTIONS = ['interface', 'uiSchema', 'translation', 'isFore
 
 /**
  * Keys a NocoBase client sends along with a field that name it rather than define it: the
- * collection (checked by the action against the path) and NocoBase's record key. Dropped.
+ * collection (checked by the action against the path), NocoBase's record key and the list
+ * position (`sort`) of a row read back. Dropped.
  */
-export const FIELD_ADDRESS_OPTIONS = ['collectionName', 'key'] as const;
+export const FIELD_ADDRESS_OPTIONS = ['collectionName', 'key', 'sort'] as const;
 
 /** A field option that only names or draws the field: a change to it needs no DDL. */
 export function isUiOrAddress(key: string): boolean {
@@ -34,11 +35,13 @@ export function copyFieldUi(input: Record<string, unknown>, def: FieldUi, where:
 /**
  * Collection options NocoBase uses only to steer its UI and its other plugins (audit logs,
  * categories, templates, backups): accepted, stored, returned, and otherwise ignored.
+ * Of them, `key`, `unavailableActions` and `sort` (a list position read back) are dropped.
  */
 export const COLLECTION_UI_OPTIONS = [
   'logging', 'template', 'hidden', 'origin', 'category', 'shared', 'titleField', 'key', 'inherit', 'presetFieldsDisabled',
-  'isThrough', 'color', 'icon', 'simplePaginate', 'dumpRules', 'migrationRules', 'underscored', 'schema', 'uiSchema', 'unavailableActions',
+  'isThrough', 'color', 'icon', 'simplePaginate', 'dumpRules', 'migrationRules', 'underscored', 'schema', 'uiSchema', 'unavailableActions', 'sort',
 ] as const;
+export const DROPPED_COLLECTION_OPTIONS: readonly string[] = ['key', 'unavailableActions', 'sort'];
 
 /**
  * The type NocoBase's UI gives a field of each interface when the client sends no `type`

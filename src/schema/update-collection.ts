@@ -2,7 +2,7 @@ import { isRecord } from '../is-record.js';
 import { invalid, normalizeField } from './normalize-field.js';
 import type { SchemaWork } from './schema-work.js';
 import type { CollectionDef, JsonValue } from './types.js';
-import { asksForNothing, COLLECTION_UI_OPTIONS, sortFieldName, UNSUPPORTED_COLLECTION_OPTIONS } from './ui-options.js';
+import { asksForNothing, COLLECTION_UI_OPTIONS, DROPPED_COLLECTION_OPTIONS, sortFieldName, UNSUPPORTED_COLLECTION_OPTIONS } from './ui-options.js';
 
 /** Options a client may send back unchanged (NocoBase's UI sends the whole record) but not change. */
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
@@ -23,7 +23,7 @@ export function updateCollection(work: SchemaWork, name: string, patch: unknown)
       else if (typeof value === 'string') def[key] = value;
       else if (value !== undefined) throw invalid(`${key} must be a string`, key);
     } else if ((COLLECTION_UI_OPTIONS as readonly string[]).includes(key)) {
-      if (key === 'unavailableActions' || key === 'key') continue;
+      if (DROPPED_COLLECTION_OPTIONS.includes(key)) continue;
       const options = { ...def.options };
       if (value === null) delete options[key];
       else if (value !== undefined) options[key] = value as JsonValue;

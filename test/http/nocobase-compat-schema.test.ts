@@ -94,6 +94,12 @@ for (const dialect of DIALECTS) {
       const fields = await ctx.api.get('/api/fields:list?paginate=false&sort=-sort&filter[collectionName]=uniq');
       expect(fields.body.data.map((f: { name: string }) => f.name)).toEqual(['testField', 'updatedAt', 'createdAt', 'id']);
       expect((await ctx.api.get('/api/collections/uniq/fields:list?sort=sort')).body.data[0]).toMatchObject({ name: 'id', sort: 1 });
+      // A row read from a list, sent back whole (its sort, key and collectionName are dropped).
+      const row = fieldsOf(fields).find((f) => f.name === 'testField')!;
+      expect((await ctx.api.post('/api/collections/uniq/fields:update?filterByTk=testField', { ...row, uiSchema: { title: 'T' } })).status).toBe(200);
+      const listed = collections.body.data.find((c: { name: string }) => c.name === 'uniq');
+      const { fields: _fields, ...collection } = listed;
+      expect((await ctx.api.post('/api/collections:update?filterByTk=uniq', { ...collection, title: 'Unique' })).body.data.title).toBe('Unique');
     });
 
     it('resources/collections.fields.test.ts "destroy field" (collections.fields:destroy by name, and by key)', async () => {
