@@ -17,7 +17,7 @@ import { destroyAction } from './destroy-action.js';
 import { firstOrCreateAction } from './first-or-create-action.js';
 import { getAction } from './get-action.js';
 import { listAction } from './list-action.js';
-import { collectionsActions, fieldsActions } from './schema-actions.js';
+import { allFieldsActions, collectionsActions, fieldsActions } from './schema-actions.js';
 import { moveAction } from './move-action.js';
 import { queryAction } from './query-action.js';
 import { updateAction } from './update-action.js';
@@ -29,6 +29,7 @@ type Run = (ctx: ActionContext) => Promise<ActionResult>;
 /** How each action is reached; an action missing here fails to compile when added below. */
 const ACTION_KINDS = {
   list: 'read',
+  listMeta: 'read',
   get: 'read',
   count: 'readOrPost',
   getInfo: 'readOrPost',
@@ -108,6 +109,8 @@ export function resolveResource(path: ResourcePath, snapshot: SchemaSnapshot): R
     if (association === 'fields') return table(fieldsActions, 'fields');
     throw new ApiError('ASSOCIATION_NOT_FOUND', `collections have no association ${association}`);
   }
+  // NocoBase's `fields` resource: every collection's fields (the name is reserved for collections).
+  if (name === 'fields' && association === undefined) return table(allFieldsActions, 'fields');
   const collection = snapshot.get(name);
   if (collection === undefined) throw new ApiError('COLLECTION_NOT_FOUND', `collection ${name} does not exist`);
   // A role's per-collection grants (API.md §9), kept in its `resources` field.

@@ -22,11 +22,19 @@ const read = (action: typeof listAction): AssociationAction => async (ctx, relat
   return action(ctx, relation.target, scope.where);
 };
 
+/** A to-many association's `sortBy` (NocoBase's hasMany `sortable`) orders its list when the request does not. */
+function withSortBy(ctx: ActionContext, relation: Relation): ActionContext {
+  const { sortBy } = relation.def;
+  if (sortBy === undefined || ctx.request.params.sort !== undefined) return ctx;
+  return { ...ctx, request: { ...ctx.request, params: { ...ctx.request.params, sort: typeof sortBy === 'string' ? [sortBy] : sortBy } } };
+}
+
 /**
  * A to-many list. When the path key is the relation's sourceKey the list runs at once, and
  * the source is read only if the page comes back empty: a missing source is still 404.
  */
-const list: AssociationAction = async (ctx, relation) => {
+const list: AssociationAction = async (given, relation) => {
+  const ctx = withSortBy(given, relation);
   const anchor = anchorFromPath(ctx, relation);
   // A scoped source must be read: an out-of-scope source is 404 even when its list would not be empty.
   if (anchor === undefined || !ctx.request.params.paginate || ctx.scopes.has(relation.source.name)) return read(listAction)(ctx, relation);

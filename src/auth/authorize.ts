@@ -31,7 +31,7 @@ export function authorize(access: Access, request: ApiRequest, snapshot: SchemaS
   if (grantAction === undefined) throw new ApiError('FORBIDDEN', `your roles do not allow ${action}`);
   // The change feed's pull API spans collections: each one's events under its `view` scope (FALSE when not granted).
   if (path.collection === 'changes') return grants;
-  if (path.collection === 'collections') {
+  if (path.collection === 'collections' || path.collection === 'fields') {
     access.require('collections', grantAction);
     return OPEN_GRANTS;
   }

@@ -224,6 +224,7 @@ export class Access {
 export function grantActionOf(action: string): GrantAction | undefined {
   switch (action) {
     case 'list':
+    case 'listMeta':
     case 'get':
     case 'count':
     case 'query':

@@ -1,3 +1,4 @@
+import { COLLECTION_UI_OPTIONS, DROPPED_COLLECTION_OPTIONS, FIELD_UI_OPTIONS } from '../schema/ui-options.js';
 import { ERROR_CATALOGUE } from '../errors/catalogue.js';
 import { MAX_PAGE_SIZE } from '../request/query-params.js';
 import { ID_TYPES, ON_DELETE, RELATION_TYPES, SCALAR_TYPES } from '../schema/types.js';
@@ -174,6 +175,12 @@ export function commonSchemas(): Record<string, JsonSchema> {
         through: { type: 'string' },
         otherKey: { type: 'string' },
         onDelete: { type: 'string', enum: [...ON_DELETE] },
+        sortable: { type: 'boolean', description: 'hasMany: ordered by a sort field of the target' },
+        sortBy: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], description: 'to-many: the order of the associated rows' },
+        ...Object.fromEntries(FIELD_UI_OPTIONS.map((key) => [key, key === 'interface' ? { type: 'string', description: 'UI metadata (NocoBase)' } : { description: 'UI metadata (NocoBase), stored as sent' }])),
+        collectionName: { type: 'string', description: 'the collection the field belongs to' },
+        key: { type: 'string', description: "the field's key in the `fields` resource: `<collection>.<field>`" },
+        sort: { type: 'integer', description: 'in lists: the position in definition order' },
       },
       additionalProperties: false,
     },
@@ -193,6 +200,10 @@ export function commonSchemas(): Record<string, JsonSchema> {
         idType: { type: 'string', enum: [...ID_TYPES] },
         filterTargetKey: { type: 'string' },
         fields: { type: 'array', items: ref(FIELD_SCHEMA) },
+        sortable: { description: 'as sent: true, a sort field name or {name, scopeKey}; the sort field is among `fields`' },
+        ...Object.fromEntries(COLLECTION_UI_OPTIONS.filter((key) => !DROPPED_COLLECTION_OPTIONS.includes(key)).map((key) => [key, { description: 'NocoBase UI option, stored as sent' }])),
+        unavailableActions: { type: 'array', items: { type: 'string' }, description: 'always empty: every collection takes every action' },
+        sort: { type: 'integer', description: 'in lists: the position in definition order' },
       },
       additionalProperties: false,
     },

@@ -25,6 +25,21 @@ function op(operationId: string, tag: string, summary: string, parameters: JsonS
   return { operationId, tags: [tag], summary, parameters, ...(requestBody === undefined ? {} : { requestBody }), responses };
 }
 
+/** NocoBase's `fields` resource: every collection's fields, keyed by `<collection>.<field>`. */
+function allFieldOperations(prefix: string, field: JsonSchema, reads: Record<string, JsonSchema>, writes: Record<string, JsonSchema>): ServiceOp[] {
+  const a = `${prefix}/fields`;
+  const S = 'schema';
+  const key: JsonSchema = { name: 'filterByTk', in: 'query', description: 'the field key `<collection>.<field>` (or a `filter` matching one field)', schema: { type: 'string' } };
+  const filter = parameterRef('filter');
+  return [
+    { path: `${a}:list`, method: 'get', op: op('fields.list', S, "List every collection's fields (filter[collectionName]=…)", [key, ...LIST_QUERY.map(parameterRef)], { 200: listOf(field), ...reads }) },
+    { path: `${a}:get`, method: 'get', op: op('fields.get', S, 'Get a field by key', [key, filter], { 200: jsonResponse('`{data}`', dataEnvelope(field)), ...reads }) },
+    { path: `${a}:create`, method: 'post', op: op('fields.create', S, 'Add a field to collectionName', [], { 201: jsonResponse('`{data}`', dataEnvelope(field), LOCATION_HEADER), ...writes }, body('{collectionName, name, type, …options}')) },
+    { path: `${a}:update`, method: 'post', op: op('fields.update', S, 'Change a field named by key', [key, filter], { 200: jsonResponse('`{data}`', dataEnvelope(field)), ...writes }, body('{…options}')) },
+    { path: `${a}:destroy`, method: 'post', op: op('fields.destroy', S, 'Drop a field named by key', [key, filter], { 200: jsonResponse('`{data: 1}`', dataEnvelope({ type: 'integer' })), ...writes }) },
+  ];
+}
+
 /** The schema API (API.md §6) and the service endpoints (§10): the same in every document. */
 export function serviceOperations(prefix: string): ServiceOp[] {
   const collection = ref(COLLECTION_SCHEMA);
@@ -37,13 +52,14 @@ export function serviceOperations(prefix: string): ServiceOp[] {
   const S = 'schema';
   return [
     { path: `${c}:list`, method: 'get', op: op('collections.list', S, 'List collections', [nameKey('collection'), ...LIST_QUERY.map(parameterRef)], { 200: listOf(collection), ...reads }) },
+    { path: `${c}:listMeta`, method: 'get', op: op('collections.listMeta', S, 'Every collection with its fields, never paged (NocoBase client start-up)', [], { 200: jsonResponse('`{data}`', dataEnvelope({ type: 'array', items: collection })), ...reads }) },
     { path: `${c}:get`, method: 'get', op: op('collections.get', S, 'Get a collection', [nameKey('collection')], { 200: jsonResponse('`{data}`', dataEnvelope(collection)), ...reads }) },
     {
       path: `${c}:create`,
       method: 'post',
       op: op('collections.create', S, 'Create a collection (its table at once)', [], { 201: jsonResponse('`{data}`', dataEnvelope(collection), LOCATION_HEADER), ...writes }, body('{name, title?, fields:[…], timestamps?, autoGenId?, idType?, filterTargetKey?}')),
     },
-    { path: `${c}:update`, method: 'post', op: op('collections.update', S, 'Change a collection (title, options)', [nameKey('collection')], { 200: jsonResponse('`{data}`', dataEnvelope(collection)), ...writes }, body('{title?, description?}')) },
+    { path: `${c}:update`, method: 'post', op: op('collections.update', S, 'Change a collection (title, options)', [nameKey('collection')], { 200: jsonResponse('`{data}`', dataEnvelope(collection)), ...writes }, body('{title?, description?, sortable?, …UI options}; other options only with their current value')) },
     {
       path: `${c}:destroy`,
       method: 'post',
@@ -66,6 +82,7 @@ export function serviceOperations(prefix: string): ServiceOp[] {
     { path: `${f}:get`, method: 'get', op: op('collections.fields.get', S, 'Get a field', [source, nameKey('field')], { 200: jsonResponse('`{data}`', dataEnvelope(field)), ...reads }) },
     { path: `${f}:create`, method: 'post', op: op('collections.fields.create', S, 'Add a field (its column at once)', [source], { 201: jsonResponse('`{data}`', dataEnvelope(field), LOCATION_HEADER), ...writes }, body('{name, type, …options}')) },
     { path: `${f}:update`, method: 'post', op: op('collections.fields.update', S, 'Rename a field or change its options', [source, nameKey('field')], { 200: jsonResponse('`{data}`', dataEnvelope(field)), ...writes }, body('{name?, …options}')) },
+    ...allFieldOperations(prefix, field, reads, writes),
     { path: `${f}:destroy`, method: 'post', op: op('collections.fields.destroy', S, 'Drop a field', [source, nameKey('field')], { 200: jsonResponse('`{data: 1}`', dataEnvelope({ type: 'integer' })), ...writes }) },
     {
       path: `${prefix}/app:getInfo`,

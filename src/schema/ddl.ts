@@ -150,6 +150,18 @@ export async function renameColumn(trx: Trx, table: string, from: FieldDef, to: 
  * Changes a column's type or nullability in place (the caller checked that no value is
  * lost). SQLite cannot alter a column: it rebuilds the table from the next definition.
  */
+/**
+ * Restates a column's DEFAULT after its field's defaultValue changed (or went): a stale
+ * database default would still fill rows the client leaves the field out of. SQLite cannot
+ * alter a default, so its table is rebuilt (rows and indexes kept).
+ */
+export async function setColumnDefault(trx: Trx, nextDef: CollectionDef, next: FieldDef, dialect: Dialect): Promise<void> {
+  if (dialect === 'sqlite') return rebuildSqliteTable(trx, nextDef);
+  if (dialect === 'mysql' && NO_MYSQL_DEFAULT.has(next.type)) return;
+  const fallback = defaultLiteral(next, dialect);
+  await trx.schema.alterTable(nextDef.name).alterColumn(next.name, (c) => (fallback === undefined ? c.dropDefault() : c.setDefault(fallback))).execute();
+}
+
 export async function alterColumn(trx: Trx, nextDef: CollectionDef, current: FieldDef, next: FieldDef, dialect: Dialect): Promise<void> {
   const table = nextDef.name;
   if (dialect === 'sqlite') return rebuildSqliteTable(trx, nextDef);

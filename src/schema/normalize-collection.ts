@@ -4,11 +4,29 @@ import { isRecord } from '../is-record.js';
 import { isRelationInput } from './resolve-relation.js';
 import { collectionNameProblem } from './reserved-names.js';
 import { markStamps, readStampOptions, stampRelationInputs, STAMP_OPTION_NAMES } from './stamp-options.js';
-import { ID_TYPES, NAME_PATTERN, type CollectionDef, type FieldDef, type IdType } from './types.js';
+import { ID_TYPES, NAME_PATTERN, type CollectionDef, type FieldDef, type IdType, type JsonValue } from './types.js';
+import { asksForNothing, COLLECTION_UI_OPTIONS, DROPPED_COLLECTION_OPTIONS, copyFieldUi, sortFieldName, UNSUPPORTED_COLLECTION_OPTIONS, withInterfaceType } from './ui-options.js';
 
 export const MAX_FIELDS_PER_COLLECTION = 200;
 
-const COLLECTION_OPTIONS = new Set(['name', 'title', 'description', 'fields', 'timestamps', 'autoGenId', 'idType', 'filterTargetKey', ...STAMP_OPTION_NAMES]);
+const COLLECTION_OPTIONS = new Set<string>([
+  'name', 'title', 'description', 'fields', 'timestamps', 'autoGenId', 'idType', 'filterTargetKey', 'sortable', ...COLLECTION_UI_OPTIONS, ...STAMP_OPTION_NAMES,
+]);
+
+/** Types of an explicit `id` primary key that make it the automatic id (`snowflakeId`: an auto-increment bigInt). */
+const EXPLICIT_ID_TYPES: Readonly<Record<string, IdType>> = { integer: 'integer', bigInt: 'bigInt', uuid: 'uuid', nanoid: 'nanoid', snowflakeId: 'bigInt' };
+
+/**
+ * NocoBase's admin UI sends the id itself (`{name: 'id', type: 'bigInt', autoIncrement: true,
+ * primaryKey: true, interface: 'integer', uiSchema…}`): that is the automatic id of that type,
+ * keeping its UI options. Any other primary key field means no automatic id (as NocoBase).
+ */
+function explicitId(fieldInputs: unknown[], autoGenId: unknown): { id?: Record<string, unknown>; userKey: boolean } {
+  const keys = fieldInputs.filter((field): field is Record<string, unknown> => isRecord(field) && field.primaryKey === true);
+  const id = keys.find((field) => field.name === 'id' && typeof field.type === 'string' && Object.hasOwn(EXPLICIT_ID_TYPES, field.type));
+  if (id !== undefined && keys.length === 1 && autoGenId !== false) return { id, userKey: false };
+  return { userKey: keys.length > 0 };
+}
 
 /** `system` lets the auth layer create its own reserved collections (users, roles, apiKeys). */
 export function checkCollectionName(name: unknown, system = false): string {
@@ -56,7 +74,9 @@ export function findField(fields: readonly FieldDef[], name: string): FieldDef |
 export function normalizeCollection(input: unknown, system = false): { def: CollectionDef; relationInputs: Record<string, unknown>[] } {
   if (!isRecord(input)) throw invalid('the body must be a collection definition object');
   for (const key of Object.keys(input)) {
-    if (!COLLECTION_OPTIONS.has(key)) throw invalid(`unknown collection option ${key}`, key);
+    const unsupported = UNSUPPORTED_COLLECTION_OPTIONS[key];
+    if (unsupported !== undefined && !asksForNothing(key, input[key], input.name)) throw invalid(unsupported, key);
+    if (unsupported === undefined && !COLLECTION_OPTIONS.has(key)) throw invalid(`unknown collection option ${key}`, key);
   }
   const name = checkCollectionName(input.name, system);
   const bool = (key: string, fallback: boolean): boolean => {
@@ -65,22 +85,34 @@ export function normalizeCollection(input: unknown, system = false): { def: Coll
     if (typeof value !== 'boolean') throw invalid(`${key} must be true or false`, key);
     return value;
   };
+  if (input.fields !== undefined && !Array.isArray(input.fields)) throw invalid('fields must be an array', 'fields');
+  let fieldInputs = ((input.fields as unknown[] | undefined) ?? []).map(withInterfaceType);
+  const explicit = explicitId(fieldInputs, input.autoGenId);
   const timestamps = bool('timestamps', true);
   const stamps = readStampOptions(input, timestamps);
-  const autoGenId = bool('autoGenId', true);
-  const idType = input.idType ?? 'integer';
+  const autoGenId = explicit.userKey ? false : bool('autoGenId', true);
+  let idType = input.idType ?? 'integer';
+  if (explicit.id !== undefined) {
+    const wanted = EXPLICIT_ID_TYPES[explicit.id.type as string]!;
+    if (input.idType !== undefined && input.idType !== null && input.idType !== wanted) throw invalid(`idType ${String(input.idType)} contradicts the id field of type ${String(explicit.id.type)}`, 'idType');
+    idType = wanted;
+    fieldInputs = fieldInputs.filter((field) => field !== explicit.id);
+  }
   if (typeof idType !== 'string' || !(ID_TYPES as readonly string[]).includes(idType)) {
     throw invalid(`idType must be one of ${ID_TYPES.join(', ')}`, 'idType');
   }
   for (const key of ['title', 'description'] as const) {
     if (input[key] !== undefined && input[key] !== null && typeof input[key] !== 'string') throw invalid(`${key} must be a string`, key);
   }
-  if (input.fields !== undefined && !Array.isArray(input.fields)) throw invalid('fields must be an array', 'fields');
-  const fieldInputs = (input.fields as unknown[] | undefined) ?? [];
   const given = fieldInputs.filter(isRelationInput);
   const relationInputs = [...given, ...stampRelationInputs(stamps, given)];
   const userFields = fieldInputs.filter((field) => !isRelationInput(field)).map(normalizeField);
   const fields = systemFields(idType as IdType, autoGenId, stamps);
+  if (explicit.id !== undefined) copyFieldUi(explicit.id, fields[0]!, 'id');
+  const sortField = sortFieldName(input.sortable);
+  if (sortField !== undefined && !userFields.some((field) => field.name === sortField && field.type === 'sort')) {
+    userFields.push(normalizeField({ name: sortField, type: 'sort' }));
+  }
   for (const field of userFields) {
     if (findField(fields, field.name) !== undefined) throw invalid(`field ${field.name} is defined twice or is automatic`, field.name);
     checkDefault(field);
@@ -101,5 +133,14 @@ export function normalizeCollection(input: unknown, system = false): { def: Coll
   markStamps(def, stamps);
   if (typeof input.title === 'string') def.title = input.title;
   if (typeof input.description === 'string') def.description = input.description;
+  if (input.sortable !== undefined && input.sortable !== null) def.sortable = input.sortable as JsonValue;
+  const options = collectionUiOptions(input);
+  if (options !== undefined) def.options = options;
   return { def, relationInputs };
+}
+
+/** The UI-only options of a collection definition, or undefined when it has none. */
+export function collectionUiOptions(input: Record<string, unknown>): Record<string, JsonValue> | undefined {
+  const entries = COLLECTION_UI_OPTIONS.filter((key) => input[key] !== undefined && !DROPPED_COLLECTION_OPTIONS.includes(key)).map((key) => [key, input[key] as JsonValue]);
+  return entries.length === 0 ? undefined : Object.fromEntries(entries);
 }

@@ -5,6 +5,7 @@ import { fieldNameProblem } from './reserved-names.js';
 import { FIELD_TYPES } from './field-types/index.js';
 import { DEFAULT_STRING_LENGTH } from './field-types/string-type.js';
 import { DEFAULT_PRECISION, DEFAULT_SCALE } from './field-types/decimal-type.js';
+import { copyFieldUi, FIELD_ADDRESS_OPTIONS, FIELD_UI_OPTIONS } from './ui-options.js';
 import { NAME_PATTERN, RELATION_TYPES, SCALAR_TYPES, type FieldDef, type JsonValue, type ScalarType } from './types.js';
 
 /** Limits on definitions, each a named constant. */
@@ -17,7 +18,9 @@ export const MAX_PATTERN_LENGTH = 1000;
 /** Types whose words `$search` can index. */
 const SEARCHABLE_TYPES: ReadonlySet<string> = new Set(['string', 'text']);
 
-const COMMON_OPTIONS = ['name', 'type', 'title', 'description', 'allowNull', 'unique', 'index', 'defaultValue', 'enum', 'primaryKey'] as const;
+const COMMON_OPTIONS = [
+  'name', 'type', 'title', 'description', 'allowNull', 'unique', 'index', 'defaultValue', 'enum', 'primaryKey', ...FIELD_UI_OPTIONS, ...FIELD_ADDRESS_OPTIONS,
+] as const;
 
 export const invalid = (message: string, field?: string): ApiError => new ApiError('SCHEMA_INVALID', message, field === undefined ? {} : { field });
 
@@ -91,6 +94,7 @@ export function normalizeField(input: unknown): FieldDef {
     if (typeof input[key] !== 'string') throw invalid(`${name}: ${key} must be a string`, name);
     def[key] = input[key];
   }
+  copyFieldUi(input, def, name);
   if ((def.unique || def.index) && !fieldType.indexable) {
     throw invalid(`${name}: type ${scalar} cannot be unique or indexed`, name);
   }

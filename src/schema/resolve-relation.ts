@@ -3,9 +3,14 @@ import { invalid } from './normalize-field.js';
 import { isRecord } from '../is-record.js';
 import { systemFields } from './normalize-collection.js';
 import { checkGeneratedName, fieldNameProblem } from './reserved-names.js';
+import { planSortBy } from './relation-sort.js';
+import { copyFieldUi, FIELD_ADDRESS_OPTIONS, FIELD_UI_OPTIONS } from './ui-options.js';
 import { NAME_PATTERN, ON_DELETE, RELATION_TYPES, type CollectionDef, type FieldDef, type OnDelete, type RelationDef, type RelationType } from './types.js';
 
-const RELATION_OPTIONS = new Set(['name', 'type', 'title', 'description', 'target', 'foreignKey', 'sourceKey', 'targetKey', 'through', 'otherKey', 'onDelete']);
+const RELATION_OPTIONS = new Set<string>([
+  'name', 'type', 'title', 'description', 'target', 'foreignKey', 'sourceKey', 'targetKey', 'through', 'otherKey', 'onDelete', 'sortable', 'sortBy',
+  ...FIELD_UI_OPTIONS, ...FIELD_ADDRESS_OPTIONS,
+]);
 const KEY_TYPES = new Set(['string', 'integer', 'bigInt', 'uuid', 'nanoid']);
 
 /** `posts` → `post`, `categories` → `category`: the readable default for key names. */
@@ -115,8 +120,16 @@ export function resolveRelation(input: Record<string, unknown>, source: Collecti
   const relation: RelationDef = { name, type, target: target.name, foreignKey: '', onDelete };
   if (typeof input.title === 'string') relation.title = input.title;
   if (typeof input.description === 'string') relation.description = input.description;
+  copyFieldUi(input, relation, name);
   const plan: RelationPlan = { relation, addFields: [] };
+  if ((type === 'hasOne' || type === 'hasMany') && input.targetKey !== undefined && input.targetKey !== null) {
+    // NocoBase's UI sends targetKey on hasMany (the target's key); the foreign key decides the join here.
+    if (input.targetKey !== target.filterTargetKey && !target.fields.some((f) => f.name === input.targetKey && f.primaryKey === true)) {
+      throw invalid(`${name}: ${type} takes foreignKey and sourceKey; targetKey may only name ${target.name}'s key`, name);
+    }
+  }
 
+  if (type === 'belongsTo' || type === 'belongsToMany') planSortBy(plan, input, target);
   if (type === 'belongsTo') {
     if (input.sourceKey !== undefined || input.through !== undefined || input.otherKey !== undefined) throw invalid(`${name}: belongsTo takes foreignKey and targetKey only`, name);
     const targetKey = keyField(target, optionalName(input, 'targetKey', name), name, 'targetKey');
@@ -129,10 +142,11 @@ export function resolveRelation(input: Record<string, unknown>, source: Collecti
   const sourceKey = keyField(source, optionalName(input, 'sourceKey', name), name, 'sourceKey');
   relation.sourceKey = sourceKey.name;
   if (type === 'hasOne' || type === 'hasMany') {
-    if (input.targetKey !== undefined || input.through !== undefined || input.otherKey !== undefined) throw invalid(`${name}: ${type} takes foreignKey and sourceKey only`, name);
+    if (input.through !== undefined || input.otherKey !== undefined) throw invalid(`${name}: ${type} takes foreignKey and sourceKey only`, name);
     relation.foreignKey = optionalName(input, 'foreignKey', name) ?? `${singular(source.name)}Id`;
     checkGeneratedName('field', relation.foreignKey, name, 'foreignKey');
     planForeignKey(plan, target, foreignKeyField(relation.foreignKey, sourceKey, source.name, onDelete), name, input.onDelete !== undefined);
+    planSortBy(plan, input, target);
     return plan;
   }
 

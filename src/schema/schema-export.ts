@@ -1,4 +1,5 @@
 import { RESERVED_COLLECTION_NAMES } from './reserved-names.js';
+import { FIELD_UI_OPTIONS } from './ui-options.js';
 import type { CollectionDef, FieldDef, RelationDef } from './types.js';
 
 /** The schema file form: what CORRAL_SCHEMA / --schema applies (`{"collections": [...]}`). */
@@ -8,6 +9,11 @@ export interface SchemaFile {
 
 /** A field as a client defines it: automatic fields and relation-made foreign keys are left to the server. */
 function fieldInput(field: FieldDef): Record<string, unknown> | undefined {
+  // An automatic id the UI labelled is exported as NocoBase sends it (`{name: 'id', primaryKey: true, …}`), which makes it again.
+  if (field.system === 'id' && FIELD_UI_OPTIONS.some((key) => field[key] !== undefined)) {
+    const ui = Object.fromEntries(FIELD_UI_OPTIONS.filter((key) => field[key] !== undefined).map((key) => [key, field[key]]));
+    return { name: field.name, type: field.type, primaryKey: true, ...ui };
+  }
   if (field.system !== undefined || field.references !== undefined) return undefined;
   const { autoIncrement: _autoIncrement, ...input } = field;
   return input;
@@ -35,6 +41,8 @@ function entry(def: CollectionDef, relations: readonly RelationDef[]): Record<st
   out.autoGenId = def.autoGenId;
   out.idType = def.idType;
   out.filterTargetKey = def.filterTargetKey;
+  if (def.sortable !== undefined) out.sortable = def.sortable;
+  if (def.options !== undefined) Object.assign(out, def.options);
   out.fields = [...def.fields.map(fieldInput).filter((field) => field !== undefined), ...relations];
   return out;
 }

@@ -4,7 +4,7 @@ import type { Database, DynamicDb } from '../db/database.js';
 import { withDirectPaused } from '../db/direct-reader.js';
 import { classifyDriverError } from '../db/driver-error.js';
 import { ApiError } from '../errors/api-error.js';
-import { addColumn, alterColumn, createIndexes, dropColumn, dropIndex, renameColumn } from './ddl.js';
+import { addColumn, alterColumn, createIndexes, dropColumn, dropIndex, renameColumn, setColumnDefault } from './ddl.js';
 import { Mutex } from './mutex.js';
 import { checkDefault, findField, MAX_FIELDS_PER_COLLECTION, normalizeCollection } from './normalize-collection.js';
 import { invalid, normalizeField } from './normalize-field.js';
@@ -16,14 +16,18 @@ import {
 import { SchemaSnapshot } from './schema-snapshot.js';
 import { isRelationInput } from './resolve-relation.js';
 import { SchemaWork } from './schema-work.js';
+import { applySchemaFile } from './apply-schema-file.js';
+import { updateCollection } from './update-collection.js';
+import { changesOptionsOnly, updateFieldOptions } from './update-field-options.js';
 import { SCALAR_TYPES, type CollectionDef, type Dialect, type FieldDef, type RelationDef, type ScalarType } from './types.js';
 import { columnChanges, typeChangeProblem, wideningProblem } from './widening.js';
 import { FIELD_TYPES } from './field-types/index.js';
+import { FIELD_UI_OPTIONS } from './ui-options.js';
 
 type Trx = Transaction<DynamicDb>;
 
 /** Options of a field that only change validation or display: no DDL. */
-const METADATA_OPTIONS = ['title', 'description', 'defaultValue', 'min', 'max', 'minLength', 'maxLength', 'pattern', 'enum'] as const;
+const METADATA_OPTIONS = ['title', 'description', 'defaultValue', 'min', 'max', 'minLength', 'maxLength', 'pattern', 'enum', ...FIELD_UI_OPTIONS] as const;
 /** Size options that belong to one type; a type change resets the ones not sent. */
 const TYPE_OPTIONS = ['length', 'precision', 'scale'] as const;
 const VALIDATION_OPTIONS = ['min', 'max', 'minLength', 'maxLength', 'pattern'] as const;
@@ -168,25 +172,18 @@ export class SchemaManager {
   }
 
   async updateCollection(name: string, patch: unknown): Promise<CollectionDef> {
-    if (!isRecord(patch)) throw invalid('the body must be an object');
-    for (const key of Object.keys(patch)) {
-      if (key !== 'title' && key !== 'description' && key !== 'name') throw invalid(`${key} cannot be changed after creation`, key);
-    }
-    if (patch.name !== undefined && patch.name !== name) throw invalid('a collection cannot be renamed', 'name');
-    for (const key of ['title', 'description'] as const) {
-      if (patch[key] !== undefined && patch[key] !== null && typeof patch[key] !== 'string') throw invalid(`${key} must be a string`, key);
-    }
-    let updated: CollectionDef | undefined;
+    return this.changeWork((work) => updateCollection(work, name, patch));
+  }
+
+  /** One schema change made on a working copy (see SchemaWork); `edit` returns the answer. */
+  async changeWork<T>(edit: (work: SchemaWork) => T): Promise<T> {
+    let result: { value: T } | undefined;
     await this.change(async (trx, defs) => {
-      const def = this.require(defs, name);
-      updated = { ...def };
-      for (const key of ['title', 'description'] as const) {
-        if (typeof patch[key] === 'string') updated[key] = patch[key];
-        else if (patch[key] === null) delete updated[key];
-      }
-      await updateDefinition(trx, updated);
+      const work = new SchemaWork(defs);
+      result = { value: edit(work) };
+      await this.applyWork(trx, work);
     });
-    return updated!;
+    return result!.value;
   }
 
   /**
@@ -206,7 +203,8 @@ export class SchemaManager {
       }
       for (const { source, relation } of incoming) work.dropRelation(source, relation.name);
       for (const relation of [...(def.relations ?? [])]) work.dropRelation(name, relation.name);
-      work.dropCollection(name);
+      // A through collection goes with the last relation using it (cascade dropped them).
+      if (work.has(name)) work.dropCollection(name);
       await this.applyWork(trx, work);
     });
   }
@@ -222,7 +220,7 @@ export class SchemaManager {
       return relation!;
     }
     const field = normalizeField(input);
-    if (field.primaryKey === true) throw invalid('a primary key can only be set when the collection is created', field.name);
+    if (field.primaryKey === true) throw invalid(`${collectionName} already has primary key: a primary key can only be set when the collection is created`, field.name);
     checkDefault(field);
     if (!field.allowNull && field.defaultValue === undefined) {
       throw invalid(`${field.name}: allowNull false needs a defaultValue for the rows already stored`, field.name);
@@ -242,14 +240,13 @@ export class SchemaManager {
     return field;
   }
 
-  async updateField(collectionName: string, fieldName: string, patch: unknown): Promise<FieldDef> {
+  async updateField(collectionName: string, fieldName: string, patch: unknown): Promise<FieldDef | RelationDef> {
     if (!isRecord(patch)) throw invalid('the body must be an object');
+    // Relations, and UI options on any field: no column changes (update-field-options.ts).
+    if (changesOptionsOnly(this.snapshot, collectionName, fieldName, patch)) return this.changeWork((work) => updateFieldOptions(work, collectionName, fieldName, patch));
     let updated: FieldDef | undefined;
     await this.change(async (trx, defs) => {
       const def = this.require(defs, collectionName);
-      if ((def.relations ?? []).some((relation) => relation.name === fieldName)) {
-        throw new ApiError('SCHEMA_CHANGE_UNSAFE', `${fieldName}: a relation cannot be changed in place; drop it and define it again`, { field: fieldName });
-      }
       const current = this.requireField(def, fieldName);
       if (current.system !== undefined) throw invalid(`${fieldName} is automatic and cannot be changed`, fieldName);
       if (current.references !== undefined) throw invalid(`${fieldName} is the key column of a relation`, fieldName);
@@ -297,10 +294,10 @@ export class SchemaManager {
         if (current.index && !current.unique && (!next.index || next.unique)) await dropIndex(trx, def.name, 'ix', next.name, dialect);
         const added = { ...next, unique: next.unique && !current.unique, index: next.index && !next.unique && !(current.index && !current.unique) };
         await createIndexes(trx, def.name, added);
-        if (structural) {
-          const nextDef = { ...def, fields: def.fields.map((field) => (field === current ? next : field)) };
-          await alterColumn(trx, nextDef, current, next, dialect);
-        }
+        const nextDef = { ...def, fields: def.fields.map((field) => (field === current ? next : field)) };
+        if (structural) await alterColumn(trx, nextDef, current, next, dialect);
+        // A stale database DEFAULT would fill rows the client leaves the field out of (SQLite's rebuild restated it).
+        if (JSON.stringify(current.defaultValue) !== JSON.stringify(next.defaultValue) && !(structural && dialect === 'sqlite')) await setColumnDefault(trx, nextDef, next, dialect);
       });
       await updateDefinition(trx, { ...def, fields: def.fields.map((field) => (field === current ? next : field)) });
     });
@@ -329,31 +326,9 @@ export class SchemaManager {
     });
   }
 
-  /**
-   * Applies a schema file: creates missing collections and fields, updates changed options.
-   * Never drops anything the file does not mention.
-   */
+  /** Applies a schema file (see apply-schema-file.ts). */
   async applySchemaFile(input: unknown): Promise<void> {
-    const list = Array.isArray(input) ? input : isRecord(input) && Array.isArray(input.collections) ? input.collections : undefined;
-    if (list === undefined) throw invalid('a schema file holds an array of collections, or {"collections": [...]}');
-    for (const entry of list as unknown[]) {
-      const { def: wanted, relationInputs } = normalizeCollection(entry);
-      const existing = this.snapshot.get(wanted.name);
-      if (existing === undefined) {
-        await this.createCollection(entry);
-        continue;
-      }
-      if ((wanted.title ?? '') !== (existing.def.title ?? '')) await this.updateCollection(wanted.name, { title: wanted.title ?? '' });
-      for (const field of wanted.fields) {
-        if (field.system !== undefined) continue;
-        const have = existing.def.fields.find((f) => f.name === field.name);
-        if (have === undefined) await this.createField(wanted.name, field);
-        else if (JSON.stringify(have) !== JSON.stringify(field)) await this.updateField(wanted.name, field.name, field);
-      }
-      for (const relation of relationInputs) {
-        if (!(existing.def.relations ?? []).some((r) => r.name === relation.name)) await this.createField(wanted.name, relation);
-      }
-    }
+    await applySchemaFile(this, input);
   }
 
   private require(defs: readonly CollectionDef[], name: string): CollectionDef {

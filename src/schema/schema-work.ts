@@ -5,6 +5,7 @@ import { addColumn, addForeignKey, createTable, dropColumn, dropTable, rebuildSq
 import { MAX_FIELDS_PER_COLLECTION } from './normalize-collection.js';
 import { invalid } from './normalize-field.js';
 import { resolveRelation } from './resolve-relation.js';
+import { reverseInput } from './reverse-field.js';
 import { deleteDefinition, insertDefinition, updateDefinition } from './schema-store.js';
 import type { CollectionDef, Dialect, FieldDef, RelationDef } from './types.js';
 
@@ -40,6 +41,25 @@ export class SchemaWork {
     return def;
   }
 
+  has(name: string): boolean {
+    return this.#defs.has(name);
+  }
+
+  /** Adds a plain column to an existing collection (a relation's sort field). */
+  addField(collection: string, field: FieldDef): void {
+    const owner = this.get(collection);
+    if (owner.fields.length >= MAX_FIELDS_PER_COLLECTION) throw invalid(`${collection} has ${MAX_FIELDS_PER_COLLECTION} fields already`, field.name);
+    owner.fields.push(field);
+    this.#touch(collection);
+    if (!this.#created.includes(collection)) this.#addedColumns.push({ table: collection, field });
+  }
+
+  /** Marks a definition edited in place (options that need no DDL). */
+  touch(name: string): void {
+    this.get(name);
+    this.#touch(name);
+  }
+
   all(): CollectionDef[] {
     return [...this.#defs.values()];
   }
@@ -50,19 +70,17 @@ export class SchemaWork {
   }
 
   /** Resolves a relation definition on `source` and records what it needs. */
-  addRelation(sourceName: string, input: Record<string, unknown>): RelationDef {
+  addRelation(sourceName: string, given: Record<string, unknown>): RelationDef {
+    const { reverseField, ...input } = given;
     const source = this.get(sourceName);
     const plan = resolveRelation(input, source, this.all());
     if (plan.createThrough !== undefined) this.create(plan.createThrough);
-    for (const { collection, field } of plan.addFields) {
-      const owner = this.get(collection);
-      if (owner.fields.length >= MAX_FIELDS_PER_COLLECTION) throw invalid(`${collection} has ${MAX_FIELDS_PER_COLLECTION} fields already`, plan.relation.name);
-      owner.fields.push(field);
-      this.#touch(collection);
-      if (!this.#created.includes(collection)) this.#addedColumns.push({ table: collection, field });
-    }
+    for (const { collection, field } of plan.addFields) this.addField(collection, field);
     source.relations!.push(plan.relation);
     this.#touch(sourceName);
+    if (reverseField !== undefined && reverseField !== null && reverseField !== false) {
+      this.addRelation(plan.relation.target, reverseInput(plan.relation, sourceName, reverseField));
+    }
     return plan.relation;
   }
 

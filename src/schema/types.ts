@@ -18,8 +18,20 @@ export type Dialect = 'sqlite' | 'postgres' | 'mysql';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
+/**
+ * What NocoBase's admin UI keeps on a field besides its definition (see ui-options.ts):
+ * stored and returned as sent, no effect on columns, values or validation.
+ */
+export interface FieldUi {
+  interface?: string;
+  uiSchema?: JsonValue;
+  translation?: JsonValue;
+  isForeignKey?: JsonValue;
+  deletable?: JsonValue;
+}
+
 /** A scalar field as stored in the system table, every option resolved. */
-export interface FieldDef {
+export interface FieldDef extends FieldUi {
   name: string;
   type: ScalarType;
   title?: string;
@@ -59,7 +71,7 @@ export type OnDelete = (typeof ON_DELETE)[number];
  * - belongsToMany: the `through` collection holds `foreignKey` (→ source `sourceKey`) and
  *   `otherKey` (→ target `targetKey`).
  */
-export interface RelationDef {
+export interface RelationDef extends FieldUi {
   name: string;
   type: RelationType;
   title?: string;
@@ -71,6 +83,10 @@ export interface RelationDef {
   through?: string;
   otherKey?: string;
   onDelete: OnDelete;
+  /** hasMany: a `sort` field of the target (`<foreignKey>Sort`) orders the associated rows. */
+  sortable?: boolean;
+  /** hasMany / belongsToMany: the target field(s) the association is ordered by. */
+  sortBy?: string | string[];
 }
 
 export interface CollectionDef {
@@ -90,6 +106,10 @@ export interface CollectionDef {
   relations?: RelationDef[];
   /** Multi-column unique constraints (a through collection's pair of keys). */
   uniques?: string[][];
+  /** `sortable` as sent: the `sort` field it made is among `fields`. */
+  sortable?: JsonValue;
+  /** NocoBase options that only steer its UI (logging, hidden, category…): stored and returned. */
+  options?: Record<string, JsonValue>;
 }
 
 export const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;

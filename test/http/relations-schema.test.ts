@@ -26,14 +26,14 @@ for (const dialect of DIALECTS) {
       expect(profile.status).toBe(201);
       const hasOne = await api.post('/api/collections/authors/fields:create', { name: 'profile', type: 'hasOne', target: 'profiles' });
       expect(hasOne.status, hasOne.text).toBe(201);
-      expect(hasOne.body.data).toEqual({ name: 'profile', type: 'hasOne', target: 'profiles', foreignKey: 'authorId', sourceKey: 'id', onDelete: 'SET NULL' });
+      expect(hasOne.body.data).toEqual({ name: 'profile', type: 'hasOne', target: 'profiles', foreignKey: 'authorId', sourceKey: 'id', onDelete: 'SET NULL', collectionName: 'authors', key: 'authors.profile' });
 
       const postFields = await api.get('/api/collections/posts/fields:list?paginate=false');
       expect(names(postFields)).toEqual(['id', 'createdAt', 'updatedAt', 'title', 'authorId', 'author', 'comments', 'tags']);
       const byName = Object.fromEntries(postFields.body.data.map((field: { name: string }) => [field.name, field]));
-      expect(byName.author).toEqual({ name: 'author', type: 'belongsTo', target: 'authors', foreignKey: 'authorId', targetKey: 'id', onDelete: 'SET NULL' });
-      expect(byName.comments).toEqual({ name: 'comments', type: 'hasMany', target: 'comments', foreignKey: 'postId', sourceKey: 'id', onDelete: 'SET NULL' });
-      expect(byName.tags).toEqual({ name: 'tags', type: 'belongsToMany', target: 'tags', foreignKey: 'postId', otherKey: 'tagId', sourceKey: 'id', targetKey: 'id', through: 'posts_tags', onDelete: 'CASCADE' });
+      expect(byName.author).toEqual({ name: 'author', type: 'belongsTo', target: 'authors', foreignKey: 'authorId', targetKey: 'id', onDelete: 'SET NULL', collectionName: 'posts', key: 'posts.author', sort: expect.any(Number) });
+      expect(byName.comments).toEqual({ name: 'comments', type: 'hasMany', target: 'comments', foreignKey: 'postId', sourceKey: 'id', onDelete: 'SET NULL', collectionName: 'posts', key: 'posts.comments', sort: expect.any(Number) });
+      expect(byName.tags).toEqual({ name: 'tags', type: 'belongsToMany', target: 'tags', foreignKey: 'postId', otherKey: 'tagId', sourceKey: 'id', targetKey: 'id', through: 'posts_tags', onDelete: 'CASCADE', collectionName: 'posts', key: 'posts.tags', sort: expect.any(Number) });
       expect(byName.authorId).toMatchObject({ type: 'integer', index: true, references: { collection: 'authors', key: 'id', onDelete: 'SET NULL' } });
       expect(names(await api.get('/api/collections/comments/fields:list'))).toContain('postId');
       expect(names(await api.get('/api/collections/posts_tags/fields:list'))).toEqual(['id', 'createdAt', 'updatedAt', 'postId', 'tagId']);

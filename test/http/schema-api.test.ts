@@ -17,7 +17,7 @@ for (const dialect of DIALECTS) {
       expect(created.headers.location).toBe('/api/collections/books');
       expect(created.body.data).toMatchObject({ name: 'books', title: 'Books', timestamps: true, autoGenId: true, idType: 'integer', filterTargetKey: 'id' });
       expect(created.body.data.fields.map((f: { name: string }) => f.name)).toEqual(['id', 'createdAt', 'updatedAt', 'title', 'pages']);
-      expect(created.body.data.fields[3]).toEqual({ name: 'title', type: 'string', allowNull: true, unique: false, index: false, length: 100 });
+      expect(created.body.data.fields[3]).toEqual({ name: 'title', type: 'string', allowNull: true, unique: false, index: false, length: 100, collectionName: 'books', key: 'books.title' });
       for (const url of ['/api/collections:get/books', '/api/collections:get?filterByTk=books', '/api/collections/books']) {
         const reply = await ctx.api.get(url);
         expect(reply.status, url).toBe(200);

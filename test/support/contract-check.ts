@@ -137,7 +137,7 @@ export function operationOf(method: string, url: string, snapshot: SchemaSnapsho
     if (route === undefined) return UNRESOLVED;
     const hasKey = route.key !== undefined;
     const { collection: name, association } = route;
-    if (name === 'app' || name === 'collections') {
+    if (name === 'app' || name === 'collections' || (name === 'fields' && association === undefined)) {
       const action = route.action ?? restAction(method, hasKey);
       return association === undefined ? `${name}.${action}` : `${name}.${association}.${action}`;
     }
