@@ -52,8 +52,9 @@ function tagged(reply: FastifyReply, body: object): unknown {
   const method = reply.request.method;
   if (method !== 'GET' && method !== 'HEAD') return body;
   const condition = parseTagCondition('If-None-Match', reply.request.headers['if-none-match']);
-  const text = JSON.stringify(body);
-  const tag = entityTag(text);
+  // Sent as bytes: the tag is of these, and Node need not encode the text again.
+  const bytes = Buffer.from(JSON.stringify(body));
+  const tag = entityTag(bytes);
   const vary = reply.getHeader('vary');
   reply.headers({
     etag: tag,
@@ -61,7 +62,7 @@ function tagged(reply: FastifyReply, body: object): unknown {
     vary: vary === undefined ? 'Authorization, X-Role' : `${String(vary)}, Authorization, X-Role`,
   });
   if (condition !== undefined && !noneMatch(condition, tag)) return reply.status(304).send();
-  return reply.type('application/json; charset=utf-8').send(text);
+  return reply.type('application/json; charset=utf-8').send(bytes);
 }
 
 /** The headers set on the reply so far (x-request-id), for a response written by hand. */
