@@ -77,6 +77,7 @@ const create: AssociationAction = async (ctx, relation) => {
 const update: AssociationAction = async (ctx, relation) => {
   const { own, through } = relation.type === 'belongsToMany' ? splitThrough(relation, bodyOrEmpty(ctx.request.body)) : { own: undefined, through: undefined };
   if (relation.type !== 'belongsToMany' || through === undefined) return item(updateAction)(ctx, relation);
+  if (ctx.request.params.ifMatch !== undefined) throw new ApiError('PRECONDITION_NOT_SINGLE', 'If-Match is not taken by an update that writes through values');
   return updateWithThrough(ctx, relation, own, through);
 };
 

@@ -1,6 +1,7 @@
 import { ApiError } from '../errors/api-error.js';
 import { TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
 import type { Collection } from '../schema/collection.js';
+import { requireRecordTag } from '../store/record-tag.js';
 import { deleteWhere } from '../store/write-rows.js';
 import { type ActionContext, type ActionResult } from './action-context.js';
 import { bindTarget, requireTarget } from './target-filter.js';
@@ -10,8 +11,14 @@ export async function destroyAction(ctx: ActionContext, collection: Collection, 
   const target = bindTarget(ctx.request, collection, scope, scopeIsTarget);
   requireTarget(target);
   // One key of a collection nothing references: one DELETE, with its event on PostgreSQL (store.write).
-  const single = target.single && ctx.store.traits.returning && !ctx.store.referenced(collection);
-  const deleted = (await ctx.store.write(ctx, collection, (unit) => deleteWhere(unit, collection, target.where), single)).length;
+  const { ifMatch } = ctx.request.params;
+  if (ifMatch !== undefined && !target.single) throw new ApiError('PRECONDITION_NOT_SINGLE');
+  const single = ifMatch === undefined && target.single && ctx.store.traits.returning && !ctx.store.referenced(collection);
+  const deleted = (await ctx.store.write(ctx, collection, async (unit) => {
+    // If-Match: the record's tag is checked in the same transaction, before the DELETE.
+    if (ifMatch !== undefined) await requireRecordTag(unit, collection, target.where, ifMatch);
+    return deleteWhere(unit, collection, target.where);
+  }, single)).length;
   if (target.single && deleted === 0) throw new ApiError('RECORD_NOT_FOUND', `no ${collection.name} record matches`);
   return { kind: 'count', n: deleted };
 }

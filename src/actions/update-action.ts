@@ -4,6 +4,7 @@ import { bindWriteValues } from '../plan/bind-write-values.js';
 import { TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
 import type { Collection } from '../schema/collection.js';
 import { toItems, writtenItems } from '../store/read-rows.js';
+import { requireRecordTag } from '../store/record-tag.js';
 import { updateMatched, updateReturning } from '../store/update-rows.js';
 import { type ActionContext, type ActionResult } from './action-context.js';
 import { bodyOrEmpty, nestedOptions, writeFilter } from './create-action.js';
@@ -22,7 +23,9 @@ export async function updateAction(ctx: ActionContext, collection: Collection, s
   const now = new Date();
   const bound = await bindWriteValues(collection, bodyOrEmpty(ctx.request.body), 'update', now, writeFilter(params));
   const options = nestedOptions(params, now);
-  const single = target.single && target.keys !== undefined && scope === TRUE_NODE && bound.associations.size === 0 && bound.values.size > 0;
+  const { ifMatch } = params;
+  if (ifMatch !== undefined && !target.single) throw new ApiError('PRECONDITION_NOT_SINGLE');
+  const single = ifMatch === undefined && target.single && target.keys !== undefined && scope === TRUE_NODE && bound.associations.size === 0 && bound.values.size > 0;
   if (single && ctx.store.traits.returning) {
     // One key, flat values: a single UPDATE … RETURNING, atomic by itself.
     const rows = await ctx.store.write(ctx, collection, (unit) => updateReturning(unit, collection, bound, target.where), true);
@@ -31,7 +34,10 @@ export async function updateAction(ctx: ActionContext, collection: Collection, s
     const [item] = Array.isArray(written) ? written : await written;
     return { kind: 'item', item: item! };
   }
-  const rows = await ctx.store.write(ctx, collection, (unit) => updateMatched(unit, collection, bound, target.where, options));
+  const rows = await ctx.store.write(ctx, collection, async (unit) => {
+    if (ifMatch !== undefined) await requireRecordTag(unit, collection, target.where, ifMatch);
+    return updateMatched(unit, collection, bound, target.where, options);
+  });
   const data = await toItems(ctx.store.read(ctx), collection, shape, rows, true);
   if (target.single) {
     if (data[0] === undefined) throw new ApiError('RECORD_NOT_FOUND', `no ${collection.name} record matches`);

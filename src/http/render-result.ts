@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { ActionResult } from '../actions/action-context.js';
+import { entityTag, noneMatch, parseTagCondition } from './entity-tag.js';
 
 /** The `{data, meta}` envelope's meta of a page. */
 export function pageMeta(paging: Extract<ActionResult, { kind: 'page' }>['paging']): Record<string, number | boolean | string | null> {
@@ -15,11 +16,11 @@ export function pageMeta(paging: Extract<ActionResult, { kind: 'page' }>['paging
 export function renderResult(result: ActionResult, reply: FastifyReply, prefix: string): unknown {
   switch (result.kind) {
     case 'item':
-      return { data: result.item };
+      return tagged(reply, { data: result.item });
     case 'items':
-      return { data: result.items };
+      return tagged(reply, { data: result.items });
     case 'page':
-      return { data: result.items, meta: pageMeta(result.paging) };
+      return tagged(reply, { data: result.items, meta: pageMeta(result.paging) });
     case 'count':
       return { data: result.n };
     case 'created':
@@ -40,6 +41,28 @@ export function renderResult(result: ActionResult, reply: FastifyReply, prefix: 
       result.open(reply.request.raw, reply.raw, headersOf(reply));
       return reply;
   }
+}
+
+/**
+ * A GET (or HEAD) answer of records: serialized here, tagged with the entity tag of its bytes
+ * (`ETag`, private and revalidated on every use since it depends on the token), and 304 with
+ * no body when If-None-Match names its tag. Other methods' answers are left to Fastify.
+ */
+function tagged(reply: FastifyReply, body: object): unknown {
+  const method = reply.request.method;
+  if (method !== 'GET' && method !== 'HEAD') return body;
+  const condition = parseTagCondition('If-None-Match', reply.request.headers['if-none-match']);
+  // Sent as bytes: the tag is of these, and Node need not encode the text again.
+  const bytes = Buffer.from(JSON.stringify(body));
+  const tag = entityTag(bytes);
+  const vary = reply.getHeader('vary');
+  reply.headers({
+    etag: tag,
+    'cache-control': 'private, no-cache',
+    vary: vary === undefined ? 'Authorization, X-Role' : `${String(vary)}, Authorization, X-Role`,
+  });
+  if (condition !== undefined && !noneMatch(condition, tag)) return reply.status(304).send();
+  return reply.type('application/json; charset=utf-8').send(bytes);
 }
 
 /** The headers set on the reply so far (x-request-id), for a response written by hand. */

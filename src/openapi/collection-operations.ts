@@ -3,7 +3,7 @@ import { CURSOR_PAGE_META_SCHEMA, PAGE_META_SCHEMA, SIMPLE_PAGE_META_SCHEMA } fr
 import { createSchemaName, keySchemaName, rowSchemaName, updateSchemaName } from './collection-schemas.js';
 import { ANY_OBJECT, ref, type JsonSchema } from './json-schema.js';
 import { parameterRef, type QueryParameter } from './parameters.js';
-import { dataEnvelope, errorResponses, FEED_ERROR_STATUSES, jsonResponse, LOCATION_HEADER, READ_ERROR_STATUSES, WRITE_ERROR_STATUSES } from './responses.js';
+import { CONDITIONAL_WRITE_ERROR_STATUSES, dataEnvelope, errorResponses, ETAG_HEADERS, FEED_ERROR_STATUSES, IF_MATCH, IF_NONE_MATCH, jsonResponse, LOCATION_HEADER, NOT_MODIFIED, READ_ERROR_STATUSES, WRITE_ERROR_STATUSES } from './responses.js';
 
 /** The actions a collection (or an association) offers in the document. */
 export type DocumentedAction =
@@ -170,6 +170,14 @@ export function operation(target: OperationTarget, action: DocumentedAction): Js
       };
       break;
   }
-  op.responses = { ...success, ...errorResponses(writes ? WRITE_ERROR_STATUSES : action === 'subscribe' ? FEED_ERROR_STATUSES : READ_ERROR_STATUSES) };
+  const conditional = action === 'update' || action === 'destroy';
+  if (action === 'get' || action === 'list') {
+    // Tagged answers (not the paginate=false stream, which has no ETag).
+    for (const response of Object.values(success)) response.headers = { ...(response.headers as Record<string, JsonSchema> | undefined), ...ETAG_HEADERS };
+    success[304] = NOT_MODIFIED;
+    parameters.push(IF_NONE_MATCH);
+  }
+  if (conditional) parameters.push(IF_MATCH);
+  op.responses = { ...success, ...errorResponses(conditional ? CONDITIONAL_WRITE_ERROR_STATUSES : writes ? WRITE_ERROR_STATUSES : action === 'subscribe' ? FEED_ERROR_STATUSES : READ_ERROR_STATUSES) };
   return op;
 }

@@ -19,7 +19,10 @@ function codesFor(status: number): string[] {
     .map(([code]) => code);
 }
 
-const ALL_ERROR_STATUSES = [...new Set([...WRITE_ERROR_STATUSES, ...FEED_ERROR_STATUSES, ...SIGN_IN_ERROR_STATUSES])].sort((a, b) => a - b);
+/** update and destroy take If-Match: 412 PRECONDITION_FAILED when the record's tag differs. */
+export const CONDITIONAL_WRITE_ERROR_STATUSES = [...WRITE_ERROR_STATUSES, 412].sort((a, b) => a - b);
+
+const ALL_ERROR_STATUSES = [...new Set([...CONDITIONAL_WRITE_ERROR_STATUSES, ...FEED_ERROR_STATUSES, ...SIGN_IN_ERROR_STATUSES])].sort((a, b) => a - b);
 
 /** components.responses name of an error status; a dot keeps it apart from anything else. */
 const errorResponseName = (status: number): string => `corral.Error${status}`;
@@ -52,4 +55,25 @@ export function dataEnvelope(data: JsonSchema): JsonSchema {
 
 export const LOCATION_HEADER: Record<string, JsonSchema> = {
   Location: { description: 'URL of the created item', schema: { type: 'string' } },
+};
+
+/** The headers of a tagged GET answer (docs/api.md, "Conditional requests"). */
+export const ETAG_HEADERS: Record<string, JsonSchema> = {
+  ETag: { description: 'strong entity tag of the body bytes; send it as If-None-Match (304) or, for one record, If-Match on update and destroy', schema: { type: 'string' } },
+  'Cache-Control': { description: '`private, no-cache`: the answer depends on the token', schema: { type: 'string' } },
+};
+
+/** 304: If-None-Match named the answer's tag; no body. */
+export const NOT_MODIFIED: JsonSchema = { description: 'Not modified: If-None-Match named the current tag (no body)', headers: ETAG_HEADERS };
+
+export const IF_NONE_MATCH: JsonSchema = {
+  name: 'If-None-Match', in: 'header', required: false,
+  description: '`*` or entity tags (weak comparison): 304 with no body when one is the answer\'s tag',
+  schema: { type: 'string' },
+};
+
+export const IF_MATCH: JsonSchema = {
+  name: 'If-Match', in: 'header', required: false,
+  description: 'one record only: `*` (exists) or entity tags from its GET (strong comparison); else 412 PRECONDITION_FAILED, nothing written. With a filter or a key list: 400 PRECONDITION_NOT_SINGLE',
+  schema: { type: 'string' },
 };

@@ -1,3 +1,4 @@
+import { parseTagCondition, type TagCondition } from '../http/entity-tag.js';
 import { ApiError } from '../errors/api-error.js';
 import { checkFilterText, checkFilterValue } from '../plan/filter-limits.js';
 import { parseTimeZone, type TimeZone } from '../plan/time-zone.js';
@@ -42,6 +43,8 @@ export interface QueryParams {
   timeZone?: TimeZone;
   /** The change feed resumes after this event id: `?after=`, else the `Last-Event-ID` header. */
   after?: number;
+  /** `If-Match`: update and destroy of one record run only when its entity tag matches (docs/api.md, "Conditional requests"). */
+  ifMatch?: TagCondition;
   /** `changes:list?collection=`: the events of one collection only. */
   collection?: string;
 }
@@ -207,12 +210,14 @@ export function parseQueryParams(query: Record<string, unknown>, headers: Record
   return params;
 }
 
-/** The parameters headers can give: `X-Timezone`, and `Last-Event-ID` unless the query has `after`. */
+/** The parameters headers can give: `X-Timezone`, `If-Match`, and `Last-Event-ID` unless the query has `after`. */
 function withHeaderParams(params: QueryParams, after: unknown, headers: Record<string, unknown>): QueryParams {
   const timeZone = parseTimeZoneHeader(headers['x-timezone']);
   if (timeZone !== undefined) params.timeZone = timeZone;
   const eventId = parseEventId(after ?? headers['last-event-id']);
   if (eventId !== undefined) params.after = eventId;
+  const ifMatch = parseTagCondition('If-Match', headers['if-match']);
+  if (ifMatch !== undefined) params.ifMatch = ifMatch;
   return params;
 }
 
