@@ -157,6 +157,19 @@ for (const dialect of DIALECTS) {
       const made = ok(await admin.api.post('/api/rolesResourcesScopes:create', { resourceName: 'posts', name: 'by admin', scope: { published: false } }), 201).body.data.id;
       ok(await admin.api.post(`/api/rolesResourcesScopes:update?filterByTk=${made}`, { name: 'renamed by admin' }));
       refused(await admin.api.post(`/api/rolesResourcesScopes:destroy?filterByTk=${made}`), 403, 'FORBIDDEN');
+      // A scope some role names changes that role: it needs update on roles, and never a role the writer holds.
+      await role('uses-made', [{ name: 'posts', actions: [{ name: 'view', scopeId: made }] }]);
+      refused(await admin.api.post(`/api/rolesResourcesScopes:update?filterByTk=${made}`, { scope: {} }), 403, 'FORBIDDEN');
+      await role('scope-and-roles-admin', [
+        { name: 'rolesResourcesScopes', actions: [{ name: 'view' }, { name: 'update' }] },
+        { name: 'roles', actions: [{ name: 'view' }, { name: 'update' }] },
+        { name: 'posts', actions: [{ name: 'view', scopeId: made }] },
+      ]);
+      const both = await user(['scope-and-roles-admin']);
+      refused(await both.api.post(`/api/rolesResourcesScopes:update?filterByTk=${made}`, { scope: {} }), 403, 'FORBIDDEN');
+      expect(titles(await both.api.get('/api/posts:list'))).toEqual(['draft']);
+      ok(await ctx.api.post('/api/roles/scope-and-roles-admin/resources:destroy/posts'));
+      ok(await both.api.post(`/api/rolesResourcesScopes:update?filterByTk=${made}`, { scope: { title: 'live' } }));
     });
 
     it('a role writer who cannot see a scope cannot name it (400, as if missing)', async () => {
