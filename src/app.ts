@@ -5,7 +5,7 @@ import type { ActionContext, ActionResult } from './actions/action-context.js';
 import { ensureAuthTables } from './auth/auth-tables.js';
 import { Authenticator } from './auth/authenticator.js';
 import { authorize } from './auth/authorize.js';
-import { API_KEYS, ensureAuthCollections, ROLES, USERS } from './auth/system-collections.js';
+import { API_KEYS, ensureAuthCollections, ROLES, SCOPES, USERS } from './auth/system-collections.js';
 import { resolveResource } from './actions/action-registry.js';
 import { DEFAULT_CONFIG, type Config } from './config/config.js';
 import { openDatabase, type Database } from './db/database.js';
@@ -242,9 +242,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // A change is in force on every worker of this node before it is acknowledged (docs/auth.md#propagation).
   schema.onChanged((version) => propagation.announce({ auth: false, schemaVersion: version }));
   if (authenticator !== undefined) {
-    // A user's roles (and the fields scope filters read) apply from the next request, here and on the other workers.
+    // A user's roles, the scope rows they name (and the fields scope filters read) apply from the next request, here and on the other workers.
     store.afterCommit((changes) => {
-      if (changes.get(USERS) === undefined && changes.get(ROLES) === undefined && changes.get(API_KEYS) === undefined) return undefined;
+      if (changes.get(USERS) === undefined && changes.get(ROLES) === undefined && changes.get(API_KEYS) === undefined && changes.get(SCOPES) === undefined) return undefined;
       authenticator.forgetUsers();
       return propagation.announce({ auth: true });
     });

@@ -7,6 +7,8 @@ import type { ActionContext, ActionResult } from './action-context.js';
 import { appActions } from './app-actions.js';
 import { authActions } from './auth-actions.js';
 import { roleResourcesActions } from './role-resources-actions.js';
+import { resourceScopesActions } from './resource-scopes-actions.js';
+import { SCOPES } from '../auth/system-collections.js';
 import { changesActions, subscribeAction } from './change-actions.js';
 import { deliveryActions, webhookActions } from './webhook-actions.js';
 import { ASSOCIATION_ACTIONS } from './association-actions.js';
@@ -115,6 +117,8 @@ export function resolveResource(path: ResourcePath, snapshot: SchemaSnapshot): R
   if (collection === undefined) throw new ApiError('COLLECTION_NOT_FOUND', `collection ${name} does not exist`);
   // A role's per-collection grants (API.md §9), kept in its `resources` field.
   if (name === 'roles' && association === 'resources') return table(roleResourcesActions, 'roles.resources');
+  // Named row scopes: checked against the collections and roles using them before the data action runs.
+  if (name === SCOPES && association === undefined) return table(resourceScopesActions(collection), SCOPES);
   if (association === undefined) {
     return {
       toOne: false,

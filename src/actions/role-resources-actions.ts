@@ -2,7 +2,9 @@ import { ApiError } from '../errors/api-error.js';
 import { isRecord } from '../is-record.js';
 import { bindFilter } from '../plan/bind-filter.js';
 import { sampleUser, withUser } from '../auth/user-variables.js';
-import { USERS } from '../auth/system-collections.js';
+import { SCOPES, USERS } from '../auth/system-collections.js';
+import { checkScopeOn, scopeRef, scopeRows } from '../auth/resource-scopes.js';
+import type { UnitOfWork } from '../store/unit-of-work.js';
 import { OWNER_COLUMN, ownsRows, resourceScope } from '../auth/role-strategy.js';
 import type { QueryParams } from '../request/query-params.js';
 import type { Collection } from '../schema/collection.js';
@@ -24,7 +26,7 @@ function rowParams(ctx: ActionContext, fields: string[]): QueryParams {
   return { page, pageSize, paginate, simplePaginate, cascade, fields };
 }
 
-type ResourceItem = { name: string; actions: Array<{ name: string; fields?: string[]; filter?: Record<string, unknown>; scope?: 'own' }> };
+type ResourceItem = { name: string; actions: Array<{ name: string; fields?: string[]; filter?: Record<string, unknown>; scope?: 'own'; scopeId?: number }> };
 
 function rolesOf(ctx: ActionContext): Collection {
   const roles = ctx.snapshot.get(ROLES);
@@ -47,11 +49,17 @@ function itemsOf(resources: unknown): ResourceItem[] {
 
 /**
  * Changes the role row's `resources` in one write unit: the row is read locked (FOR UPDATE;
- * SQLite's writer is alone), `change` computes the new list (undefined: no change), and it is
+ * SQLite's writer is alone), `change` computes the new list (undefined: no change), `check`
+ * reads what it must (the scope rows it names) in the same unit, and it is
  * written like `roles:update/<name>` with `{resources}`. Two concurrent changes of one role's
  * resources run one after the other, so neither is lost.
  */
-async function changeResources<T>(ctx: ActionContext, roles: Collection, change: (resources: ResourceItem[]) => { resources?: ResourceItem[]; result: T }): Promise<T> {
+async function changeResources<T>(
+  ctx: ActionContext,
+  roles: Collection,
+  change: (resources: ResourceItem[]) => { resources?: ResourceItem[]; result: T },
+  check?: (unit: UnitOfWork) => Promise<void>,
+): Promise<T> {
   const field = roles.fields.get('resources');
   if (field === undefined) throw new Error('roles has no resources field');
   const where = keyFilter(roles, parseKeys(roles, ctx.request.path.sourceKey!));
@@ -60,6 +68,7 @@ async function changeResources<T>(ctx: ActionContext, roles: Collection, change:
     const [row] = await selectWhere(unit, roles, [roles.key, field], where, true);
     if (row === undefined) throw new ApiError('RECORD_NOT_FOUND', `no ${ROLES} record matches`);
     const { resources, result } = change(itemsOf(roles.decode(row, [field]).resources));
+    await check?.(unit);
     if (resources !== undefined) await updateMatched(unit, roles, await bindWriteValues(roles, { resources }, 'update', now), where, nestedOptions(ctx.request.params, now));
     return result;
   });
@@ -88,7 +97,12 @@ function resourceItem(ctx: ActionContext, body: unknown, name: string | undefine
       throw new ApiError('VALIDATION_FAILED', `${at}.name must be one of view, create, update, destroy`, { field: 'actions' });
     }
     const out: ResourceItem['actions'][number] = { name: action.name };
-    // NocoBase's built-in `own` scope (rows whose createdById is the caller); named scopes are inline filters here.
+    // NocoBase's built-in `own` scope (rows whose createdById is the caller); a named scope row is `scopeId` (checkScopes).
+    const scopeId = scopeRef(action, at);
+    if (scopeId !== undefined) {
+      if (collection === undefined) throw new ApiError('VALIDATION_FAILED', `${at}: ${collectionName} takes no named scope`, { field: 'actions' });
+      out.scopeId = scopeId;
+    }
     if (resourceScope(action.scope, action.name, at) === 'own') {
       // A strategy's `:own` matches no row of such a collection; a resource names it, so it is refused at once.
       if (collection !== undefined && !ownsRows(collection)) throw new ApiError('VALIDATION_FAILED', `${at}.scope own needs ${collectionName}.${OWNER_COLUMN} (the collection option createdBy: true)`, { field: 'actions' });
@@ -112,6 +126,26 @@ function resourceItem(ctx: ActionContext, body: unknown, name: string | undefine
 }
 
 /**
+ * The scope rows `item` names must exist (as the caller may see them: read through the store)
+ * and fit its collection (resourceName, filter): 400 otherwise.
+ */
+async function checkScopes(unit: UnitOfWork, ctx: ActionContext, item: ResourceItem): Promise<void> {
+  const refs = item.actions.flatMap((action, index) => (action.scopeId === undefined ? [] : [{ id: action.scopeId, at: `actions[${index}]` }]));
+  if (refs.length === 0) return;
+  const scopes = ctx.snapshot.get(SCOPES);
+  const collection = ctx.snapshot.get(item.name);
+  if (scopes === undefined || collection === undefined) throw new ApiError('VALIDATION_FAILED', `${refs[0]!.at}: scope ${refs[0]!.id} does not exist`, { field: 'actions' });
+  const fields = ['id', 'resourceName', 'scope'].map((name) => scopes.fields.get(name)!);
+  const rows = await selectWhere(unit, scopes, fields, keyFilter(scopes, [...new Set(refs.map((ref) => ref.id))]));
+  const byId = scopeRows(rows.map((row) => scopes.decode(row, fields)));
+  for (const ref of refs) {
+    const scope = byId.get(ref.id);
+    if (scope === undefined) throw new ApiError('VALIDATION_FAILED', `${ref.at}: scope ${ref.id} does not exist`, { field: 'actions' });
+    checkScopeOn(scope, collection, ctx.snapshot, ref.at);
+  }
+}
+
+/**
  * `roles/<role>/resources` (API.md §9): the per-collection grants of a role, keyed by
  * collection name. They live in the role row's `resources` field; these actions read and
  * write that field through the store, so the caller's grants on `roles` apply (view to read,
@@ -128,19 +162,31 @@ export const roleResourcesActions = {
   create: async (ctx: ActionContext): Promise<ActionResult> => {
     const roles = rolesOf(ctx);
     const item = resourceItem(ctx, ctx.request.body, undefined);
-    return changeResources(ctx, roles, (resources) => {
-      if (resources.some((resource) => resource.name === item.name)) throw new ApiError('UNIQUE_VIOLATION', `role ${ctx.request.path.sourceKey!} has a resource ${item.name} already`, { field: 'name' });
-      return { resources: [...resources, item], result: { kind: 'created', item, location: [ROLES, ctx.request.path.sourceKey!, 'resources', item.name] } };
-    });
+    return changeResources(
+      ctx,
+      roles,
+      (resources) => {
+        if (resources.some((resource) => resource.name === item.name)) throw new ApiError('UNIQUE_VIOLATION', `role ${ctx.request.path.sourceKey!} has a resource ${item.name} already`, { field: 'name' });
+        return { resources: [...resources, item], result: { kind: 'created', item, location: [ROLES, ctx.request.path.sourceKey!, 'resources', item.name] } };
+      },
+      (unit) => checkScopes(unit, ctx, item),
+    );
   },
   update: async (ctx: ActionContext): Promise<ActionResult> => {
     const roles = rolesOf(ctx);
     const name = itemName(ctx);
-    return changeResources(ctx, roles, (resources) => {
-      if (!resources.some((resource) => resource.name === name)) throw new ApiError('RECORD_NOT_FOUND', `role ${ctx.request.path.sourceKey!} has no resource ${name}`);
-      const item = resourceItem(ctx, ctx.request.body, name);
-      return { resources: resources.map((resource) => (resource.name === name ? item : resource)), result: { kind: 'item', item } };
-    });
+    let item: ResourceItem | undefined;
+    return changeResources(
+      ctx,
+      roles,
+      (resources) => {
+        if (!resources.some((resource) => resource.name === name)) throw new ApiError('RECORD_NOT_FOUND', `role ${ctx.request.path.sourceKey!} has no resource ${name}`);
+        const changed = resourceItem(ctx, ctx.request.body, name);
+        item = changed;
+        return { resources: resources.map((resource) => (resource.name === name ? changed : resource)), result: { kind: 'item', item: changed } };
+      },
+      (unit) => checkScopes(unit, ctx, item!),
+    );
   },
   destroy: async (ctx: ActionContext): Promise<ActionResult> => {
     const roles = rolesOf(ctx);

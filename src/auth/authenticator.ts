@@ -15,7 +15,8 @@ import { Access, roleDef, type RoleDef } from './permissions.js';
 import type { Principal } from './principal.js';
 import { credentialOf, refusal } from './credentials.js';
 import { accountKey, SignInLimiter, type Clock } from './rate-limiter.js';
-import { API_KEYS, ROLES, ROOT_ROLE, USERS } from './system-collections.js';
+import { API_KEYS, ROLES, ROOT_ROLE, SCOPES, USERS } from './system-collections.js';
+import { scopeRows, scopeUses } from './resource-scopes.js';
 
 const ALGORITHM = 'HS256';
 const ISSUER = 'corral';
@@ -178,7 +179,29 @@ export class Authenticator {
     const text = this.#readSqlOf(roles, () => this.database.db.selectFrom(ROLES).select(['name', 'strategy', 'resources']));
     const rows = await runSql<Record<string, unknown>>(this.database.db, text, []);
     const fields = ['name', 'strategy', 'resources'].map((name) => roles.fields.get(name)!);
-    return new Map(rows.map((row) => [String(row.name), roleDef(roles.decode(row, fields))]));
+    const scopes = scopeRows(await this.#readScopes());
+    return new Map(rows.map((row) => [String(row.name), roleDef(roles.decode(row, fields), scopes)]));
+  }
+
+  /** The `rolesResourcesScopes` rows, decoded (read with the roles: a scope is part of the grants naming it). */
+  async #readScopes(): Promise<Record<string, unknown>[]> {
+    const scopes = this.snapshot().get(SCOPES);
+    if (scopes === undefined) return [];
+    const fields = ['id', 'resourceName', 'scope'].map((name) => scopes.fields.get(name)!);
+    const text = this.#readSqlOf(scopes, () => this.database.db.selectFrom(SCOPES).select(['id', 'resourceName', 'scope']));
+    return (await runSql<Record<string, unknown>>(this.database.db, text, [])).map((row) => scopes.decode(row, fields));
+  }
+
+  /**
+   * The role resource actions naming scope `id`, read now (not from the cache): a scope still
+   * named cannot be destroyed, and a changed one must still fit every collection naming it.
+   */
+  async scopeUses(id: number): Promise<Array<{ role: string; collection: string }>> {
+    const roles = this.snapshot().get(ROLES);
+    if (roles === undefined) return [];
+    const fields = ['name', 'resources'].map((name) => roles.fields.get(name)!);
+    const rows = await this.database.db.selectFrom(ROLES).select(['name', 'resources']).execute();
+    return scopeUses(rows.map((row) => roles.decode(row as Record<string, unknown>, fields)), id);
   }
 
   /**

@@ -8,7 +8,8 @@ import { DENIED, OPEN_GRANTS, type GrantAction as StoreGrantAction, type Grants,
 import type { Principal } from './principal.js';
 import { withUser } from './user-variables.js';
 import { ownsRows, OWNER_COLUMN, resourceScope, strategyAction } from './role-strategy.js';
-import { API_KEYS, GRANT_ACTIONS, ROLES, ROOT_ROLE, USERS } from './system-collections.js';
+import { scopedFilter, scopeRef, type ScopeRow } from './resource-scopes.js';
+import { API_KEYS, GRANT_ACTIONS, ROLES, ROOT_ROLE, SCOPES, USERS } from './system-collections.js';
 
 /** Bound scope sets kept per node (by schema version, user, roles, collection and action). */
 const MAX_CACHED_SCOPES = 5000;
@@ -16,7 +17,7 @@ const MAX_CACHED_SCOPES = 5000;
 export type GrantAction = (typeof GRANT_ACTIONS)[number] & StoreGrantAction;
 
 /** Collections the strategy does not cover: only root or an explicit resource grant reaches them. */
-export const PROTECTED = new Set([USERS, ROLES, API_KEYS, 'collections']);
+export const PROTECTED = new Set([USERS, ROLES, API_KEYS, SCOPES, 'collections']);
 
 /**
  * One action of one collection as a role grants it: `own`, only rows whose `createdById` is
@@ -45,8 +46,12 @@ export interface RoleDef {
 const OWN: Grant = Object.freeze({ own: true as const });
 const ALL: Grant = Object.freeze({});
 
-/** Parses a roles row; anything malformed grants nothing. */
-export function roleDef(row: Record<string, unknown>): RoleDef {
+/**
+ * Parses a roles row; anything malformed grants nothing. An action naming a scope row
+ * (`scopeId`, `scope: {id}`) gets that row's filter ANDed with its own; when the row is
+ * missing or is for another collection, the action grants nothing.
+ */
+export function roleDef(row: Record<string, unknown>, scopes: ReadonlyMap<number, ScopeRow> = new Map()): RoleDef {
   const strategy = isRecord(row.strategy) ? row.strategy : {};
   const actions = new Map<string, Grant>();
   for (const text of Array.isArray(strategy.actions) ? strategy.actions : []) {
@@ -62,12 +67,20 @@ export function roleDef(row: Record<string, unknown>): RoleDef {
       if (!isRecord(action) || typeof action.name !== 'string') continue;
       const fields = Array.isArray(action.fields) ? action.fields.filter((f): f is string => typeof f === 'string') : undefined;
       let own: boolean;
+      let ref: number | undefined;
       try {
         own = resourceScope(action.scope, action.name, 'action') === 'own';
+        ref = scopeRef(action, 'action');
       } catch {
         continue;
       }
-      grants.set(action.name, { ...(fields === undefined ? {} : { fields }), ...(action.filter === undefined ? {} : { filter: action.filter }), ...(own ? OWN : {}) });
+      let filter: unknown = action.filter;
+      if (ref !== undefined) {
+        const scope = scopes.get(ref);
+        if (scope === undefined || (scope.resourceName !== null && scope.resourceName !== resource.name)) continue;
+        filter = scopedFilter(scope, filter);
+      }
+      grants.set(action.name, { ...(fields === undefined ? {} : { fields }), ...(filter === undefined ? {} : { filter }), ...(own ? OWN : {}) });
     }
     resources.set(resource.name, grants);
   }

@@ -2,6 +2,7 @@ import { ApiError } from '../errors/api-error.js';
 import { isRecord } from '../is-record.js';
 import type { Collection } from '../schema/collection.js';
 import { stampColumn } from '../schema/stamp-options.js';
+import { scopeRef } from './resource-scopes.js';
 import { GRANT_ACTIONS } from './system-collections.js';
 
 /** The X-Role value that asks for the union of the user's roles (NocoBase's name). */
@@ -32,11 +33,14 @@ export function strategyAction(text: string): { action: string; own: boolean } |
 
 /**
  * The row scope of a role resource action: `"own"` or `{"key": "own"}` (NocoBase's built-in
- * scope), `"all"`/`{"key": "all"}`/null for every row. Anything else is 400.
+ * scope), `"all"`/`{"key": "all"}`/null for every row; a named scope row `{id, ...}` is left to
+ * `scopeRef` (resource-scopes.ts). Anything else is 400.
  */
 export function resourceScope(value: unknown, action: string, at: string): 'own' | undefined {
   const key = isRecord(value) ? value.key : value;
   if (key === undefined || key === null || key === 'all') return undefined;
+  // Another scope row (`{id, key: "published"}`): a named scope, read by scopeRef (resource-scopes.ts).
+  if (isRecord(value) && key !== 'own' && value.id !== undefined && value.id !== null) return undefined;
   if (key === 'own' && OWN_ACTIONS.has(action)) return 'own';
   throw new ApiError('VALIDATION_FAILED', `${at}.scope must be "all" or "own" (own: on view, update or destroy)`, { field: 'actions' });
 }
@@ -75,6 +79,8 @@ function checkResources(resources: unknown): void {
         throw new ApiError('VALIDATION_FAILED', `${at}.name must be one of ${GRANT_ACTIONS.join(', ')}`, { field: 'resources' });
       }
       resourceScope(action.scope, action.name, at);
+      // A named scope's row is checked when the role is used (a missing one grants nothing).
+      scopeRef(action, at);
     });
   }
 }

@@ -8,6 +8,8 @@ import type { SchemaManager } from '../schema/schema-manager.js';
 export const USERS = 'users';
 export const ROLES = 'roles';
 export const API_KEYS = 'apiKeys';
+/** NocoBase's named row scopes: a role resource action points at one (`scopeId`, docs/auth.md). */
+export const SCOPES = 'rolesResourcesScopes';
 export const ROOT_ROLE = 'root';
 /** The actions a role's strategy or a resource grant may name. */
 export const GRANT_ACTIONS = ['view', 'create', 'update', 'destroy'] as const;
@@ -54,6 +56,16 @@ const DEFINITIONS: readonly Record<string, unknown>[] = [
       { name: 'expiresAt', type: 'date' },
       { name: 'userId', type: 'bigInt' },
       { name: 'tokenHash', type: 'password' },
+    ],
+  },
+  {
+    name: SCOPES,
+    fields: [
+      { name: 'key', type: 'string', unique: true },
+      { name: 'name', type: 'string' },
+      // null: usable on any collection.
+      { name: 'resourceName', type: 'string' },
+      { name: 'scope', type: 'json' },
     ],
   },
 ];

@@ -3,9 +3,10 @@ import type { Collection } from '../schema/collection.js';
 import type { ScalarType } from '../schema/types.js';
 import type { Principal } from './principal.js';
 
-const VARIABLE = /^\{\{\s*\$user\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/;
+/** `{{$user.x}}`, or NocoBase's longer `{{ctx.state.currentUser.x}}` for the same value. */
+const VARIABLE = /^\{\{\s*(?:\$user|ctx\.state\.currentUser)\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/;
 
-/** Replaces `{{$user.<field>}}` strings in a grant's filter with values of `user` (null when it has none). */
+/** Replaces `{{$user.<field>}}` (or `{{ctx.state.currentUser.<field>}}`) strings in a grant's filter with values of `user` (null when it has none). */
 export function withUser(filter: unknown, user: Principal['user']): unknown {
   if (typeof filter === 'string') {
     const name = VARIABLE.exec(filter)?.[1];

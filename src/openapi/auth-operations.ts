@@ -82,6 +82,7 @@ const RESOURCE: JsonSchema = {
           fields: { type: 'array', items: { type: 'string' }, description: 'the fields this action may read or write (all when absent)' },
           filter: { type: 'object', description: 'row scope in the filter language; may use {{$user.id}} and {{$user.<field>}}' },
           scope: { type: 'string', enum: ['own'], description: 'own: only rows whose createdById is the caller (sent as "own" or {"key": "own"}); absent for every row' },
+          scopeId: { type: 'integer', description: 'a rolesResourcesScopes row (sent as scopeId or scope: {id}): its filter, ANDed with filter, bounds the rows' },
         },
       },
     },

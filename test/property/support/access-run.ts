@@ -133,6 +133,25 @@ async function step(h: Harness, grant: Grant, template: RequestTemplate, world: 
   return { leaks: leaks.map((leak) => `[${leak.kind} @ ${template.family}] ${leak.detail}\n    request: ${describe(template, resolved, reply)}`), world: world2, sent };
 }
 
+/** A role body whose `named` filters are moved into `rolesResourcesScopes` rows, named by `scopeId`. */
+async function namedScopes(root: TestApi, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const resources = [];
+  for (const resource of body.resources as Array<{ name: string; actions: Array<Record<string, unknown>> }>) {
+    const actions = [];
+    for (const { named, filter, ...action } of resource.actions) {
+      if (named !== true) {
+        actions.push(filter === undefined ? action : { ...action, filter });
+        continue;
+      }
+      const scope = await root.post('/api/rolesResourcesScopes:create', { name: `prop ${resource.name}`, resourceName: resource.name, scope: filter });
+      if (scope.status !== 201) throw new Error(`rolesResourcesScopes:create refused the generated filter: ${scope.status} ${scope.text}`);
+      actions.push({ ...action, scopeId: scope.body.data.id });
+    }
+    resources.push({ ...resource, actions });
+  }
+  return { ...body, resources };
+}
+
 async function runScenario(h: Harness, scenario: Scenario, run: number): Promise<string[]> {
   h.roles += 1;
   h.scenarios += 1;
@@ -140,7 +159,7 @@ async function runScenario(h: Harness, scenario: Scenario, run: number): Promise
   const roles = scenario.grant.also === undefined ? [role] : [role, `${role}_b`];
   for (const [name, grant] of [[role, scenario.grant], [`${role}_b`, scenario.grant.also]] as const) {
     if (grant === undefined) continue;
-    const created = await h.root.post('/api/roles:create', roleBody(name, grant));
+    const created = await h.root.post('/api/roles:create', await namedScopes(h.root, roleBody(name, grant)));
     if (created.status !== 201) throw new Error(`roles:create refused the generated grant: ${created.status} ${created.text}\n${JSON.stringify(roleBody(name, grant))}`);
   }
   const give = async (names: string[]): Promise<void> => {

@@ -6,11 +6,16 @@ export const ACTIONS = ['view', 'create', 'update', 'destroy'] as const;
 export type Action = (typeof ACTIONS)[number];
 
 export type RowFilter = Record<string, unknown>;
-/** `scope: 'own'`: only rows whose createdById is the caller (ANDed with `filter`). */
+/**
+ * `scope: 'own'`: only rows whose createdById is the caller (ANDed with `filter`). `named`:
+ * the filter is sent as a `rolesResourcesScopes` row the action names by `scopeId`
+ * (docs/auth.md "Named scopes"): the same rows, so the oracle reads it like an inline filter.
+ */
 export interface ActionGrant {
   readonly fields?: readonly string[];
   readonly filter?: RowFilter;
   readonly scope?: 'own';
+  readonly named?: true;
 }
 /** A strategy action: every row, or `<action>:own` (docs/auth.md). */
 export type StrategyAction = Action | 'view:own' | 'update:own' | 'destroy:own';
@@ -55,7 +60,9 @@ function actionGrantArb(collection: Exclude<CollectionName, 'posts_tags'>, actio
   const filter = action === 'create' ? fc.constant(undefined) : fc.option(FILTERS[collection], { nil: undefined, freq: 2 });
   // The own scope, where the collection records creators (elsewhere it is refused when the role is saved).
   const own = OWNED.has(collection) && OWN_ACTIONS.includes(action) ? fc.boolean() : fc.constant(false);
-  return fc.record({ fields, filter, own }).map(({ fields: f, filter: w, own: o }) => ({ ...(f === undefined ? {} : { fields: f }), ...(w === undefined ? {} : { filter: w }), ...(o ? { scope: 'own' as const } : {}) }));
+  return fc
+    .record({ fields, filter, own, named: fc.boolean() })
+    .map(({ fields: f, filter: w, own: o, named }) => ({ ...(f === undefined ? {} : { fields: f }), ...(w === undefined ? {} : { filter: w, ...(named ? { named: true as const } : {}) }), ...(o ? { scope: 'own' as const } : {}) }));
 }
 
 const resourceArb = (collection: Exclude<CollectionName, 'posts_tags'>): fc.Arbitrary<Partial<Record<Action, ActionGrant>>> =>
@@ -79,7 +86,7 @@ const oneRoleArb: fc.Arbitrary<Grant> = fc.record({
 /** One role in a third of the scenarios; in the others (fc.option nil = 1/3) the user also holds a second role and acts with both. */
 export const grantArb: fc.Arbitrary<Grant> = fc.tuple(oneRoleArb, fc.option(oneRoleArb, { nil: undefined, freq: 3 })).map(([one, also]) => (also === undefined ? one : { ...one, also }));
 
-/** The role row the grant is sent as. */
+/** The role row the grant is sent as (a `named` filter still inline: `sendRole` makes it a scope row). */
 export function roleBody(name: string, grant: Grant): Record<string, unknown> {
   return {
     name,
