@@ -51,6 +51,7 @@ const ACTION_KINDS = {
   updateOrCreate: 'write',
   query: 'readWithBody',
   move: 'write',
+  retry: 'write',
 } as const satisfies Record<string, ActionKind>;
 
 export type ActionName = keyof typeof ACTION_KINDS;

@@ -42,4 +42,11 @@ export const deliveryActions = {
     const { items, hasNext } = await serviceOf(ctx).deliveries(idOf(ctx.request.path.sourceKey), page, pageSize);
     return { kind: 'page', items, paging: { page, pageSize, hasNext } };
   },
+  /** `POST webhooks/<id>/deliveries:retry/<deliveryId>`: send it again (WebhookService.retry). */
+  retry: async (ctx: ActionContext): Promise<ActionResult> => {
+    const service = serviceOf(ctx);
+    const item = await service.retry(idOf(ctx.request.path.sourceKey), idOf(ctx.request.keys));
+    service.wake();
+    return { kind: 'item', item };
+  },
 };

@@ -154,5 +154,10 @@ function feedOperations(prefix: string, reads: Record<string, JsonSchema>, write
       method: 'get',
       op: op('webhooks.deliveries.list', T, 'The deliveries of a webhook, in event order', [source, parameterRef('page'), parameterRef('pageSize')], { 200: simplePageOf('`{data, meta}`: deliveries; meta.hasNext instead of a count', ref(DELIVERY_SCHEMA)), ...reads }),
     },
+    {
+      path: `${w}/{sourceKey}/deliveries:retry`,
+      method: 'post',
+      op: op('webhooks.deliveries.retry', T, 'Send a delivery again: queued anew with fresh attempts (a pending one is tried now), before the webhook\'s later deliveries', [source, { ...id, description: 'the delivery id (or put it in the path: deliveries:retry/<id>)' }], { 200: jsonResponse('`{data}`: the delivery, pending', dataEnvelope(ref(DELIVERY_SCHEMA))), ...writes }),
+    },
   ];
 }

@@ -265,19 +265,26 @@ export class WebhookService {
       .limit(pageSize + 1)
       .offset((page - 1) * pageSize)
       .execute();
-    const items = rows.slice(0, pageSize).map((row) => {
-      const raw = row as Raw;
-      const status = String(raw.status) as DeliveryItem['status'];
-      return {
-        id: Number(raw.id),
-        eventId: Number(raw.event_id),
-        status,
-        attempts: Number(raw.attempts),
-        lastError: raw.last_error === null || raw.last_error === undefined ? null : String(raw.last_error),
-        nextAttemptAt: status === 'pending' ? new Date(Number(raw.next_at)).toISOString() : null,
-      };
-    });
+    const items = rows.slice(0, pageSize).map((row) => deliveryItem(row as Raw));
     return { items, hasNext: rows.length > pageSize };
+  }
+
+  /**
+   * Sends a delivery again (the studio's retry button; GitHub calls it redeliver): a failed or
+   * delivered one is queued anew with a fresh set of attempts, a pending one is tried now instead
+   * of after its backoff. Deliveries keep event order: it goes before the webhook's later ones.
+   */
+  async retry(id: number, deliveryId: number): Promise<DeliveryItem> {
+    await this.get(id);
+    const result = await this.database.db
+      .updateTable(DELIVERIES_TABLE)
+      .set({ status: 'pending', attempts: 0, next_at: Date.now() })
+      .where('webhook_id', '=', id)
+      .where('id', '=', deliveryId)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) throw new ApiError('RECORD_NOT_FOUND', `webhook ${id} has no delivery ${deliveryId}`);
+    const row = (await this.database.db.selectFrom(DELIVERIES_TABLE).selectAll().where('id', '=', deliveryId).executeTakeFirstOrThrow()) as Raw;
+    return deliveryItem(row);
   }
 
   // --- delivery -----------------------------------------------------------------------
@@ -380,4 +387,16 @@ export class WebhookService {
     await db.updateTable(DELIVERIES_TABLE).set({ attempts, next_at: next, last_error: error }).where('id', '=', deliveryId).execute();
     return false;
   }
+}
+
+function deliveryItem(raw: Raw): DeliveryItem {
+  const status = String(raw.status) as DeliveryItem['status'];
+  return {
+    id: Number(raw.id),
+    eventId: Number(raw.event_id),
+    status,
+    attempts: Number(raw.attempts),
+    lastError: raw.last_error === null || raw.last_error === undefined ? null : String(raw.last_error),
+    nextAttemptAt: status === 'pending' ? new Date(Number(raw.next_at)).toISOString() : null,
+  };
 }

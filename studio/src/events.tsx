@@ -76,9 +76,15 @@ function Webhooks({ collections }: { collections: Collection[] }) {
   const [busy, error, run] = useAction();
   const load = () => run(async () => setHooks((await call<Webhook[]>('GET', 'webhooks:list', { query: { paginate: false } })).data));
   useEffect(() => void load(), []);
+  const loadDeliveries = async (hook: number) => setDeliveries((await call<Delivery[]>('GET', `webhooks/${hook}/deliveries:list`, { query: { sort: '-eventId' } })).data);
   useEffect(() => {
-    if (open !== null) void run(async () => setDeliveries((await call<Delivery[]>('GET', `webhooks/${open}/deliveries:list`, { query: { sort: '-eventId' } })).data));
+    if (open !== null) void run(() => loadDeliveries(open));
   }, [open]);
+  /** Sends a delivery again (deliveries:retry): a failed or delivered one anew, a pending one now. */
+  const retry = (hook: number, delivery: Delivery) => void run(async () => {
+    await call('POST', `webhooks/${hook}/deliveries:retry/${delivery.id}`);
+    await loadDeliveries(hook);
+  });
   const create = (event: Event) => {
     event.preventDefault();
     void run(async () => {
@@ -104,8 +110,13 @@ function Webhooks({ collections }: { collections: Collection[] }) {
             <button type="button" onClick={() => toggle(hook)}>{hook.active ? 'Pause' : 'Resume'}</button>
             {open === hook.id && (
               <table class="grid">
-                <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last error</th><th scope="col">Next attempt</th></tr></thead>
-                <tbody>{deliveries.map((delivery) => <tr><td>{delivery.eventId}</td><td>{delivery.status}</td><td>{delivery.attempts}</td><td>{delivery.lastError ?? ''}</td><td>{delivery.nextAttemptAt ?? ''}</td></tr>)}</tbody>
+                <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last error</th><th scope="col">Next attempt</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+                <tbody>{deliveries.map((delivery) => (
+                  <tr>
+                    <td>{delivery.eventId}</td><td>{delivery.status}</td><td>{delivery.attempts}</td><td>{delivery.lastError ?? ''}</td><td>{delivery.nextAttemptAt ?? ''}</td>
+                    <td><button type="button" disabled={busy} aria-label={`Retry the delivery of event ${delivery.eventId}`} onClick={() => retry(hook.id, delivery)}>Retry</button></td>
+                  </tr>
+                ))}</tbody>
               </table>
             )}
           </li>

@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -44,7 +45,8 @@ for (const dialect of BROWSER_DIALECTS) {
 
     beforeAll(async () => {
       database = await createTestDatabase(dialect);
-      built = await buildApp(testConfig(database, { changesPollMs: 50 }));
+      // Webhooks may reach the test's receiver on loopback; a failed attempt waits an hour unless retried.
+      built = await buildApp(testConfig(database, { changesPollMs: 50, webhookAllowPrivate: true, webhookRetryBaseMs: 3_600_000 }));
       api = apiFor(built);
       await built.app.listen({ port: 0, host: '127.0.0.1' });
       base = `http://127.0.0.1:${(built.app.server.address() as AddressInfo).port}`;
@@ -231,6 +233,40 @@ for (const dialect of BROWSER_DIALECTS) {
       await page.getByRole('button', { name: 'Revoke ci-key' }).last().click();
       await page.locator('tr[data-api-key="ci-key"]').waitFor({ state: 'detached' });
       expect(await check()).toBe(401);
+    }, 60_000);
+
+    it('retries a failed webhook delivery from the events page', async () => {
+      let up = false;
+      let received = 0;
+      const receiver = createServer((request, response) => {
+        request.resume();
+        request.on('end', () => {
+          received++;
+          response.statusCode = up ? 200 : 500;
+          response.end();
+        });
+      });
+      await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+      try {
+        const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+        const hook = await api.post('/api/webhooks:create', { url, collections: ['books'], secret: 'a-long-secret' });
+        expect(hook.status, hook.text).toBe(201);
+        expect((await api.post('/api/books:create', { title: 'Hooked' })).status).toBe(201);
+        await expect.poll(() => received, { timeout: 10_000 }).toBe(1);
+        await page.goto(`${base}/studio/events`);
+        await page.getByRole('button', { name: url }).click();
+        const retry = page.getByRole('button', { name: /^Retry the delivery of event/ });
+        await retry.waitFor();
+        await expect(page.locator('table.grid').last().textContent()).resolves.toContain('the receiver answered 500');
+        up = true;
+        await retry.click();
+        await expect.poll(() => received, { timeout: 10_000 }).toBe(2);
+        await expect.poll(async () => (await api.get(`/api/webhooks/${hook.body.data.id}/deliveries:list`)).body.data[0]?.status, { timeout: 10_000 }).toBe('delivered');
+        await screenshot(browser, `${dialect}-09-webhook-retry`);
+        expect((await api.put(`/api/webhooks/${hook.body.data.id}`, { active: false })).status).toBe(200);
+      } finally {
+        await new Promise((resolve) => receiver.close(resolve));
+      }
     }, 60_000);
 
     it('shows a read-only grid on a phone', async () => {

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { DIALECTS } from '../support/test-database.js';
+import { createTestDatabase, DIALECTS } from '../support/test-database.js';
 import { apiFor, testConfig, useDialectApp, type TestApi } from '../support/test-app.js';
 
 /** A receiver on 127.0.0.1 that answers with `status()` and keeps what it was sent. */
@@ -99,6 +99,40 @@ for (const dialect of DIALECTS) {
       const rows = (await api.get(`/api/webhooks/${id}/deliveries:list`)).body.data;
       expect(rows.map((row: { attempts: number }) => row.attempts)).toEqual([3, 1]);
       await api.put(`/api/webhooks/${id}`, { active: false });
+    });
+
+    it('retry sends a delivery again: a failed one with fresh attempts, a delivered one once more; unknown ones are 404', async () => {
+      let up = false;
+      const target = await receiver(() => (up ? 200 : 500));
+      closers.push(target.close);
+      // Its own database and one node whose backoff is an hour: only a retry gets a second attempt.
+      const database = await createTestDatabase(dialect);
+      const node = await buildApp(testConfig(database, { ...FAST, webhookRetryBaseMs: 3_600_000 }));
+      const root = apiFor(node);
+      try {
+        await root.collection({ name: 'notes', fields: [{ name: 'text', type: 'string' }] });
+        const id = (await root.post('/api/webhooks:create', { url: target.url, collections: ['notes'], secret: SECRET })).body.data.id;
+        await root.post('/api/notes:create', { text: 'again' });
+        await until(async () => (await root.get(`/api/webhooks/${id}/deliveries:list`)).body.data[0]?.attempts === 1, 'the first failed attempt');
+        const [delivery] = (await root.get(`/api/webhooks/${id}/deliveries:list`)).body.data;
+        expect(delivery).toMatchObject({ status: 'pending', attempts: 1, lastError: 'the receiver answered 500' });
+        up = true;
+        const retried = await root.post(`/api/webhooks/${id}/deliveries:retry/${delivery.id}`);
+        expect(retried.status, retried.text).toBe(200);
+        expect(retried.body.data).toMatchObject({ id: delivery.id, status: 'pending', attempts: 0 });
+        await until(async () => (await root.get(`/api/webhooks/${id}/deliveries:list`)).body.data[0]?.status === 'delivered', 'the retried delivery');
+        expect(target.received.map((entry) => JSON.parse(entry.body).data.text)).toEqual(['again', 'again']);
+        // A delivered one is sent once more (redelivery), by the query form too.
+        expect((await root.post(`/api/webhooks/${id}/deliveries:retry?filterByTk=${delivery.id}`)).status).toBe(200);
+        await until(() => target.received.length === 3, 'the redelivery');
+        expect(JSON.parse(target.received[2]!.body).id).toBe(JSON.parse(target.received[0]!.body).id);
+        expect((await root.post(`/api/webhooks/${id}/deliveries:retry/987654`)).status).toBe(404);
+        expect((await root.post(`/api/webhooks/987654/deliveries:retry/${delivery.id}`)).status).toBe(404);
+        expect((await root.get(`/api/webhooks/${id}/deliveries:retry/${delivery.id}`)).status).toBe(405);
+      } finally {
+        await node.close();
+        await database.drop();
+      }
     });
 
     it('redelivers after a restart mid-retry, and two nodes deliver each event once', async () => {
