@@ -96,29 +96,19 @@ export async function resetPosts(database) {
     db.close();
     return;
   }
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: database.url });
-  await client.connect();
-  try {
-    await client.query('delete from posts where id > $1', [SEED.posts]);
-    await client.query('vacuum analyze posts');
-    await client.query('checkpoint');
-  } finally {
-    await client.end();
-  }
+  await withPostgres(database, async (client) => {
+      await client.query('delete from posts where id > $1', [SEED.posts]);
+      await client.query('vacuum analyze posts');
+      await client.query('checkpoint');
+  });
 }
 
 /** PostgreSQL: no autovacuum on `posts` (resetPosts vacuums between write runs instead). @param {BenchDatabase} database */
 export async function noAutovacuum(database) {
   if (database.kind !== 'postgres') return;
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: database.url });
-  await client.connect();
-  try {
-    await client.query('alter table posts set (autovacuum_enabled = false, toast.autovacuum_enabled = false)');
-  } finally {
-    await client.end();
-  }
+  await withPostgres(database, async (client) => {
+      await client.query('alter table posts set (autovacuum_enabled = false, toast.autovacuum_enabled = false)');
+  });
 }
 
 /**
@@ -132,15 +122,10 @@ export async function noAutovacuum(database) {
  */
 export async function freshTable(database) {
   if (database.kind !== 'postgres') return;
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: database.url });
-  await client.connect();
-  try {
-    await client.query('cluster posts using posts_pkey');
-    await client.query('analyze posts');
-  } finally {
-    await client.end();
-  }
+  await withPostgres(database, async (client) => {
+      await client.query('cluster posts using posts_pkey');
+      await client.query('analyze posts');
+  });
 }
 
 /**
@@ -175,6 +160,22 @@ export async function insertPosts(database, count) {
       [count, statuses, SEED.authors],
     );
     await client.query('vacuum analyze posts');
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Runs statements on the bench database of a PostgreSQL run with a client of its own.
+ * @param {BenchDatabase} database
+ * @param {(client: import('pg').Client) => Promise<void>} work
+ */
+async function withPostgres(database, work) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    await work(client);
   } finally {
     await client.end();
   }
