@@ -56,8 +56,9 @@ for (const dialect of DIALECTS) {
     };
     const NONE = { 'access-control-allow-origin': undefined, 'access-control-expose-headers': undefined, 'access-control-allow-methods': undefined };
     it.each([
-      ['GET', '/api/victims:list', {}, 200, { ...NONE, vary: 'Origin' }],
-      ['GET', '/api/victims:list', { origin: ALLOWED }, 200, { ...CORS, vary: 'Origin' }],
+      // A tagged answer also varies with who asks (its ETag follows the caller's grants: docs/api.md).
+      ['GET', '/api/victims:list', {}, 200, { ...NONE, vary: 'Origin, Authorization, X-Role' }],
+      ['GET', '/api/victims:list', { origin: ALLOWED }, 200, { ...CORS, vary: 'Origin, Authorization, X-Role' }],
       ['GET', '/api/nothing:list', { origin: ALLOWED }, 404, { ...CORS, vary: 'Origin' }],
       ['GET', '/healthz', { origin: ALLOWED }, 200, { ...CORS, vary: 'Origin' }],
       ['GET', '/no/such/route', { origin: ALLOWED }, 404, { ...CORS, vary: 'Origin' }],
