@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
-import { mysqlTableOptions } from '../schema/ddl.js';
+import { adapterOf } from '../db/dialects/adapters.js';
+import { systemTable, type SystemTable } from '../db/system-table.js';
 import type { Dialect } from '../schema/types.js';
 
 /**
@@ -16,38 +16,45 @@ export const FAILURES_TABLE = 'corral_sign_in_failures';
 const SECRET_BYTES = 48;
 const CREATE_ATTEMPTS = 3;
 
-export async function ensureAuthTables(db: Db, dialect: Dialect, mysqlCollation?: string): Promise<void> {
-  const tableOptions = dialect === 'mysql' ? mysqlTableOptions(mysqlCollation) : sql``;
+const AUTH_TABLES: readonly SystemTable[] = [
+  {
+    name: SECRET_TABLE,
+    columns: [
+      { name: 'id', type: 'integer', primaryKey: true },
+      { name: 'secret', type: 'varchar(255)', notNull: true },
+    ],
+    tableOptions: true,
+  },
+  {
+    name: REVOKED_TABLE,
+    columns: [
+      { name: 'jti', type: 'varchar(64)', primaryKey: true },
+      { name: 'expires_at', type: 'bigint', notNull: true },
+      { name: 'revoked_at', type: 'bigint', notNull: true },
+    ],
+    tableOptions: true,
+  },
+  // The limiter reads one account's or one address's recent rows: the primary key and the
+  // unique constraint are those two indexes (made with the table, so no CREATE INDEX race).
+  {
+    name: FAILURES_TABLE,
+    columns: [
+      { name: 'account', type: 'varchar(64)', notNull: true },
+      { name: 'address', type: 'varchar(64)', notNull: true },
+      { name: 'failed_at', type: 'bigint', notNull: true },
+      { name: 'id', type: 'varchar(36)', notNull: true },
+    ],
+    primaryKey: { name: `${FAILURES_TABLE}_pk`, columns: ['account', 'failed_at', 'id'] },
+    unique: [{ name: `${FAILURES_TABLE}_by_address`, columns: ['address', 'failed_at', 'id'] }],
+    tableOptions: true,
+  },
+];
+
+export async function ensureAuthTables(db: Db, dialect: Dialect, collation?: string): Promise<void> {
+  const adapter = adapterOf(dialect);
   for (let attempt = 1; ; attempt++) {
     try {
-      await db.schema
-        .createTable(SECRET_TABLE)
-        .ifNotExists()
-        .addColumn('id', 'integer', (c) => c.primaryKey())
-        .addColumn('secret', 'varchar(255)', (c) => c.notNull())
-        .modifyEnd(tableOptions)
-        .execute();
-      await db.schema
-        .createTable(REVOKED_TABLE)
-        .ifNotExists()
-        .addColumn('jti', 'varchar(64)', (c) => c.primaryKey())
-        .addColumn('expires_at', 'bigint', (c) => c.notNull())
-        .addColumn('revoked_at', 'bigint', (c) => c.notNull())
-        .modifyEnd(tableOptions)
-        .execute();
-      // The limiter reads one account's or one address's recent rows: the primary key and the
-      // unique constraint are those two indexes (made with the table, so no CREATE INDEX race).
-      await db.schema
-        .createTable(FAILURES_TABLE)
-        .ifNotExists()
-        .addColumn('account', 'varchar(64)', (c) => c.notNull())
-        .addColumn('address', 'varchar(64)', (c) => c.notNull())
-        .addColumn('failed_at', 'bigint', (c) => c.notNull())
-        .addColumn('id', 'varchar(36)', (c) => c.notNull())
-        .addPrimaryKeyConstraint(`${FAILURES_TABLE}_pk`, ['account', 'failed_at', 'id'])
-        .addUniqueConstraint(`${FAILURES_TABLE}_by_address`, ['address', 'failed_at', 'id'])
-        .modifyEnd(tableOptions)
-        .execute();
+      for (const table of AUTH_TABLES) await systemTable(db, adapter, table, collation);
       return;
     } catch (error) {
       // Nodes starting together race on CREATE TABLE; the next try sees the winner's table.

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database } from '../db/database.js';
+import { adapterOf } from '../db/dialects/adapters.js';
 import { ApiError } from '../errors/api-error.js';
 import type { JsonValue } from '../schema/types.js';
 import { CHANGES_COUNTER_TABLE, CHANGES_TABLE, COUNTER_NAME, toChangeRow, type ChangeRow } from './changes-table.js';
@@ -121,11 +122,15 @@ export class ChangeFeed {
   #closed = false;
   /** Sent with this node's NOTIFYs, so its own LISTEN ignores them (it has read already). */
   readonly #node = randomUUID();
+  /** Events are numbered when a reader publishes them (PostgreSQL's pending outbox), subscribers or not. */
+  readonly #pendingOutbox: boolean;
 
   constructor(
     readonly database: Database,
     readonly options: FeedOptions,
-  ) {}
+  ) {
+    this.#pendingOutbox = adapterOf(database.dialect).capabilities.pendingOutbox;
+  }
 
   async start(): Promise<void> {
     this.#last = await this.lastId();
@@ -248,7 +253,7 @@ export class ChangeFeed {
     if (this.#closed || this.#batch !== undefined) return;
     // PostgreSQL numbers events when a reader publishes them (publishPending): the node that
     // wrote them does, subscribers or not, so other nodes are notified and lists see them.
-    if (this.#subscribers.size === 0 && this.database.dialect !== 'postgres') return;
+    if (this.#subscribers.size === 0 && !this.#pendingOutbox) return;
     this.#batch = setTimeout(
       () => {
         this.#batch = undefined;
@@ -274,7 +279,7 @@ export class ChangeFeed {
   async #read(): Promise<void> {
     for (;;) {
       if (this.#subscribers.size === 0) {
-        if (this.database.dialect === 'postgres' && !this.#wantPosition) {
+        if (this.#pendingOutbox && !this.#wantPosition) {
           // Nobody to give events to: number them (other nodes and lists see them), and read
           // the position only when a subscriber comes (subscribe).
           await this.#publish(true);

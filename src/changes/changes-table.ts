@@ -1,6 +1,10 @@
-import { sql, type CreateTableBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
+import { adapterOf } from '../db/dialects/adapters.js';
+import { createTableRacing, systemTable, type SystemColumn } from '../db/system-table.js';
 import type { Dialect } from '../schema/types.js';
+
+// Webhooks create their tables the same way.
+export { createTableRacing } from '../db/system-table.js';
 
 /** The outbox: one row per changed row of a committed write. */
 export const CHANGES_TABLE = 'corral_changes';
@@ -8,7 +12,7 @@ export const CHANGES_TABLE = 'corral_changes';
 export const CHANGES_COUNTER_TABLE = 'corral_change_counter';
 export const COUNTER_NAME = 'changes';
 /**
- * PostgreSQL only: events written but not numbered yet. Ids are given when committed rows are
+ * Where the adapter has a pending outbox (PostgreSQL): events written but not numbered yet. Ids are given when committed rows are
  * published (publishPending), so writers never wait on one another for the outbox.
  */
 export const CHANGES_PENDING_TABLE = 'corral_changes_pending';
@@ -26,35 +30,36 @@ export interface ChangeRow {
   at: number;
 }
 
-/** The columns an event has in both the outbox and (PostgreSQL) its pending table, after the id. */
-function eventColumns(table: CreateTableBuilder<string, string>, dialect: Dialect): CreateTableBuilder<string, string> {
-  return table
-    .addColumn('collection', 'varchar(255)', (c) => c.notNull())
-    .addColumn('action', 'varchar(16)', (c) => c.notNull())
-    .addColumn('key', 'varchar(512)', (c) => c.notNull())
-    .addColumn('data', dialect === 'mysql' ? sql`longtext` : sql`text`, (c) => c.notNull())
-    .addColumn('at', 'bigint', (c) => c.notNull());
-}
+/** The columns an event has in both the outbox and its pending table, after the id. */
+const EVENT_COLUMNS: readonly SystemColumn[] = [
+  { name: 'collection', type: 'varchar(255)', notNull: true },
+  { name: 'action', type: 'varchar(16)', notNull: true },
+  { name: 'key', type: 'varchar(512)', notNull: true },
+  { name: 'data', type: 'longText', notNull: true },
+  { name: 'at', type: 'bigint', notNull: true },
+];
 
 /** Creates the outbox tables if missing (several nodes may race here: the loser finds them made). */
 export async function ensureChangesTables(db: Db, dialect: Dialect): Promise<void> {
+  const adapter = adapterOf(dialect);
   const tryCreate = (table: string, run: () => Promise<unknown>): Promise<void> => createTableRacing(db, table, run);
   await tryCreate(CHANGES_TABLE, () =>
     // SQLite: `integer primary key` is the rowid itself, so an event writes one b-tree, not a table and an index.
-    eventColumns(db.schema.createTable(CHANGES_TABLE).ifNotExists().addColumn('id', dialect === 'sqlite' ? 'integer' : 'bigint', (c) => c.primaryKey()), dialect).execute(),
+    systemTable(db, adapter, { name: CHANGES_TABLE, columns: [{ name: 'id', type: 'integerKey', primaryKey: true }, ...EVENT_COLUMNS] }),
   );
   await tryCreate(CHANGES_COUNTER_TABLE, () =>
-    db.schema
-      .createTable(CHANGES_COUNTER_TABLE)
-      .ifNotExists()
-      .addColumn('name', 'varchar(32)', (c) => c.primaryKey())
-      .addColumn('last', 'bigint', (c) => c.notNull())
-      .addColumn('pruned', 'bigint', (c) => c.notNull())
-      .execute(),
+    systemTable(db, adapter, {
+      name: CHANGES_COUNTER_TABLE,
+      columns: [
+        { name: 'name', type: 'varchar(32)', primaryKey: true },
+        { name: 'last', type: 'bigint', notNull: true },
+        { name: 'pruned', type: 'bigint', notNull: true },
+      ],
+    }),
   );
-  if (dialect === 'postgres') {
+  if (adapter.capabilities.pendingOutbox) {
     await tryCreate(CHANGES_PENDING_TABLE, () =>
-      eventColumns(db.schema.createTable(CHANGES_PENDING_TABLE).ifNotExists().addColumn('seq', 'bigserial', (c) => c.primaryKey()), dialect).execute(),
+      systemTable(db, adapter, { name: CHANGES_PENDING_TABLE, columns: [{ name: 'seq', type: 'wideSerialKey' }, ...EVENT_COLUMNS] }),
     );
   }
   const existing = await db.selectFrom(CHANGES_COUNTER_TABLE).select('name').where('name', '=', COUNTER_NAME).execute();
@@ -66,40 +71,6 @@ export async function ensureChangesTables(db: Db, dialect: Dialect): Promise<voi
       if (again.length === 0) throw error;
     }
   }
-}
-
-/**
- * Runs a CREATE TABLE IF NOT EXISTS that other nodes (or workers) starting at once on a fresh
- * database may run too: PostgreSQL reports the loser's as a unique violation in its
- * catalogue. The loser waits for the winner's table to appear instead of failing to start.
- */
-export async function createTableRacing(db: Db, table: string, run: () => Promise<unknown>): Promise<void> {
-  try {
-    await run();
-  } catch (error) {
-    for (let attempt = 0; attempt < CREATE_RACE_ATTEMPTS; attempt++) {
-      if (await tableExists(db, table)) return;
-      await new Promise((resolve) => setTimeout(resolve, CREATE_RACE_WAIT_MS));
-    }
-    throw error;
-  }
-}
-
-/** How often, and how long apart, a node that lost a CREATE TABLE race looks for the winner's table. */
-const CREATE_RACE_ATTEMPTS = 40;
-const CREATE_RACE_WAIT_MS = 50;
-
-/** Whether `table` can be read (false on the error a missing table gives). */
-async function tableExists(db: Db, table: string): Promise<boolean> {
-  return db
-    .selectFrom(table)
-    .select(sql`1`.as('one'))
-    .limit(1)
-    .execute()
-    .then(
-      () => true,
-      () => false,
-    );
 }
 
 /** Driver rows (bigint, numeric strings) to plain ChangeRows. */

@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database } from '../db/database.js';
+import { adapterOf } from '../db/dialects/adapters.js';
 import { META_TABLE } from '../schema/schema-store.js';
 import { isNotice, type Notice } from './invalidation.js';
 
@@ -94,7 +95,7 @@ export class Propagation {
   async #tellNodes(notice: Notice): Promise<void> {
     const { db, dialect } = this.options.database;
     if (notice.auth) await db.updateTable(META_TABLE).set({ schema_version: sql`schema_version + 1` }).where('id', '=', ACCESS_VERSION_ROW).execute();
-    if (dialect !== 'postgres') return;
+    if (!adapterOf(dialect).capabilities.notify) return;
     const payload: Payload = { from: this.#self, notice };
     await sql`select pg_notify(${INVALIDATE_CHANNEL}, ${JSON.stringify(payload)})`.execute(db);
   }

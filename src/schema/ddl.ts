@@ -1,70 +1,67 @@
 import { sql, type ColumnDefinitionBuilder, type Transaction } from 'kysely';
 import type { DynamicDb } from '../db/database.js';
+import type { ColumnSpec, DialectAdapter } from '../db/dialects/dialect-adapter.js';
 import { FIELD_TYPES } from './field-types/index.js';
 import { indexName } from './index-name.js';
-import type { CollectionDef, Dialect, FieldDef } from './types.js';
+import type { CollectionDef, FieldDef } from './types.js';
 
 type Trx = Transaction<DynamicDb>;
 
-/** Table options on MySQL/MariaDB; the collation compares strings by code point without padding. */
-export const mysqlTableOptions = (collation = 'utf8mb4_bin') => sql`engine = InnoDB default charset = utf8mb4 collate = ${sql.raw(collation)}`;
-
-/** Types whose columns cannot carry a literal DEFAULT on MySQL. */
-const NO_MYSQL_DEFAULT = new Set(['text', 'json', 'array']);
-
-function columnType(field: FieldDef, dialect: Dialect): string {
-  // SQLite only aliases the rowid (and so autoincrements) for exactly `integer primary key`.
-  if (dialect === 'sqlite' && field.autoIncrement === true) return 'integer';
-  if (field.autoIncrement === true) return field.type === 'bigInt' ? 'bigint' : 'integer';
-  return FIELD_TYPES[field.type].columnType(field, dialect);
+/** A column's type on the adapter's dialect. */
+export function columnType(field: FieldDef, adapter: DialectAdapter): string {
+  if (field.autoIncrement === true) return adapter.ddl.integerKeyType(field.type === 'bigInt');
+  return spell(FIELD_TYPES[field.type].column(field), adapter);
 }
 
+/** One storage kind spelled by the adapter (the cast only pairs a spec with its own kind's entry). */
+export const spell = (spec: ColumnSpec, adapter: DialectAdapter): string =>
+  (adapter.ddl.columnTypes[spec.kind] as (spec: ColumnSpec) => string)(spec);
+
 /** The DEFAULT literal for a column, where the dialect allows one. */
-function defaultLiteral(field: FieldDef, dialect: Dialect): unknown {
+function defaultLiteral(field: FieldDef, adapter: DialectAdapter): unknown {
   if (field.defaultValue === undefined || field.defaultValue === null) return undefined;
-  if (dialect === 'mysql' && NO_MYSQL_DEFAULT.has(field.type)) return undefined;
+  if (!adapter.ddl.literalDefault(field.type)) return undefined;
   const type = FIELD_TYPES[field.type];
   const parsed = type.parse(field.defaultValue, field);
   if (!parsed.ok) return undefined;
-  const value = type.toDb(parsed.value, dialect);
+  const value = type.toDb(parsed.value, adapter.name);
   return typeof value === 'bigint' ? value.toString() : value;
 }
 
 const ON_DELETE_SQL = { 'SET NULL': 'set null', CASCADE: 'cascade', RESTRICT: 'restrict' } as const;
 
-function defineColumn(field: FieldDef, dialect: Dialect) {
+function defineColumn(field: FieldDef, adapter: DialectAdapter) {
   return (column: ColumnDefinitionBuilder): ColumnDefinitionBuilder => {
     let c = column;
-    // SQLite cannot add a constraint later, so its foreign keys are declared with the column.
-    if (dialect === 'sqlite' && field.references !== undefined) {
+    // Where a constraint cannot be added later (SQLite), foreign keys are declared with the column.
+    if (adapter.ddl.foreignKeys === 'inline' && field.references !== undefined) {
       c = c.references(`${field.references.collection}.${field.references.key}`).onDelete(ON_DELETE_SQL[field.references.onDelete]);
     }
     if (field.primaryKey === true) c = c.primaryKey();
-    if (field.autoIncrement === true) {
-      c = dialect === 'postgres' ? c.generatedByDefaultAsIdentity() : c.autoIncrement();
-    }
+    if (field.autoIncrement === true) c = adapter.ddl.identity(c);
     if (!field.allowNull && field.primaryKey !== true) c = c.notNull();
-    const fallback = defaultLiteral(field, dialect);
+    const fallback = defaultLiteral(field, adapter);
     if (fallback !== undefined) c = c.defaultTo(fallback);
     return c;
   };
 }
 
 /**
- * Creates the table and its indexes. On PostgreSQL and MySQL the caller adds foreign keys
- * afterwards with `addForeignKey`, once every table they point at exists.
+ * Creates the table and its indexes. Where foreign keys are constraints, the caller adds
+ * them afterwards with `addForeignKey`, once every table they point at exists.
  */
-export async function createTable(trx: Trx, def: CollectionDef, dialect: Dialect, mysqlCollation?: string): Promise<void> {
-  await createBareTable(trx, def, def.name, dialect, mysqlCollation);
+export async function createTable(trx: Trx, def: CollectionDef, adapter: DialectAdapter, collation?: string): Promise<void> {
+  await createBareTable(trx, def, def.name, adapter, collation);
   await createAllIndexes(trx, def);
 }
 
-async function createBareTable(trx: Trx, def: CollectionDef, table: string, dialect: Dialect, mysqlCollation?: string): Promise<void> {
+async function createBareTable(trx: Trx, def: CollectionDef, table: string, adapter: DialectAdapter, collation?: string): Promise<void> {
   let builder = trx.schema.createTable(table);
   for (const field of def.fields) {
-    builder = builder.addColumn(field.name, sql.raw(columnType(field, dialect)), defineColumn(field, dialect));
+    builder = builder.addColumn(field.name, sql.raw(columnType(field, adapter)), defineColumn(field, adapter));
   }
-  if (dialect === 'mysql') builder = builder.modifyEnd(mysqlTableOptions(mysqlCollation));
+  const options = adapter.ddl.tableOptions(collation);
+  if (options !== undefined) builder = builder.modifyEnd(options);
   await builder.execute();
 }
 
@@ -75,10 +72,10 @@ async function createAllIndexes(trx: Trx, def: CollectionDef): Promise<void> {
   }
 }
 
-/** PostgreSQL and MySQL: the foreign key constraint of a relation's key column. */
-export async function addForeignKey(trx: Trx, table: string, field: FieldDef, dialect: Dialect): Promise<void> {
+/** The foreign key constraint of a relation's key column, where keys are constraints. */
+export async function addForeignKey(trx: Trx, table: string, field: FieldDef, adapter: DialectAdapter): Promise<void> {
   const ref = field.references;
-  if (dialect === 'sqlite' || ref === undefined) return;
+  if (adapter.ddl.foreignKeys === 'inline' || ref === undefined) return;
   await trx.schema
     .alterTable(table)
     .addForeignKeyConstraint(indexName('fk', table, field.name), [field.name], ref.collection, [ref.key], (c) => c.onDelete(ON_DELETE_SQL[ref.onDelete]))
@@ -86,13 +83,14 @@ export async function addForeignKey(trx: Trx, table: string, field: FieldDef, di
 }
 
 /**
- * SQLite cannot drop a column that takes part in a foreign key: build the table anew from
- * its next definition, copy the rows, and swap it in. Runs with foreign keys off (see
- * SchemaManager), which is what keeps the old table's drop from cascading.
+ * Where a column cannot be altered, or one taking part in a foreign key dropped (SQLite):
+ * build the table anew from its next definition, copy the rows, and swap it in. Runs with
+ * foreign keys off (the adapter's `schemaTransaction`), which is what keeps the old table's
+ * drop from cascading.
  */
-export async function rebuildSqliteTable(trx: Trx, next: CollectionDef): Promise<void> {
+export async function rebuildTable(trx: Trx, next: CollectionDef, adapter: DialectAdapter): Promise<void> {
   const temp = `${next.name}__rebuild`;
-  await createBareTable(trx, next, temp, 'sqlite');
+  await createBareTable(trx, next, temp, adapter);
   const columns = sql.join(next.fields.map((field) => sql.ref(field.name)));
   await sql`insert into ${sql.table(temp)} (${columns}) select ${columns} from ${sql.table(next.name)}`.execute(trx);
   await trx.schema.dropTable(next.name).execute();
@@ -105,9 +103,9 @@ export async function createIndexes(trx: Trx, table: string, field: FieldDef): P
   if (field.index && !field.unique) await trx.schema.createIndex(indexName('ix', table, field.name)).on(table).column(field.name).execute();
 }
 
-export async function dropIndex(trx: Trx, table: string, kind: 'uq' | 'ix', column: string, dialect: Dialect): Promise<void> {
+export async function dropIndex(trx: Trx, table: string, kind: 'uq' | 'ix', column: string, adapter: DialectAdapter): Promise<void> {
   let builder = trx.schema.dropIndex(indexName(kind, table, column));
-  if (dialect === 'mysql') builder = builder.on(table);
+  if (adapter.ddl.dropIndexOnTable) builder = builder.on(table);
   await builder.execute();
 }
 
@@ -119,60 +117,65 @@ export async function dropTable(trx: Trx, table: string): Promise<void> {
  * Adds a column to a table that may hold rows. Existing rows get the default value, so a
  * NOT NULL column needs one (checked by the caller).
  */
-export async function addColumn(trx: Trx, table: string, field: FieldDef, dialect: Dialect): Promise<void> {
-  await trx.schema.alterTable(table).addColumn(field.name, sql.raw(columnType(field, dialect)), defineColumn(field, dialect)).execute();
-  if (field.defaultValue !== undefined && field.defaultValue !== null && defaultLiteral(field, dialect) === undefined) {
+export async function addColumn(trx: Trx, table: string, field: FieldDef, adapter: DialectAdapter): Promise<void> {
+  await trx.schema.alterTable(table).addColumn(field.name, sql.raw(columnType(field, adapter)), defineColumn(field, adapter)).execute();
+  if (field.defaultValue !== undefined && field.defaultValue !== null && defaultLiteral(field, adapter) === undefined) {
     const type = FIELD_TYPES[field.type];
     const parsed = type.parse(field.defaultValue, field);
-    if (parsed.ok) await trx.updateTable(table).set({ [field.name]: type.toDb(parsed.value, dialect) }).execute();
+    if (parsed.ok) await trx.updateTable(table).set({ [field.name]: type.toDb(parsed.value, adapter.name) }).execute();
   }
   await createIndexes(trx, table, field);
 }
 
-export async function dropColumn(trx: Trx, table: string, field: FieldDef, dialect: Dialect): Promise<void> {
-  if (field.references !== undefined && dialect === 'mysql') {
+export async function dropColumn(trx: Trx, table: string, field: FieldDef, adapter: DialectAdapter): Promise<void> {
+  if (field.references !== undefined && adapter.ddl.dropForeignKeyFirst) {
     await sql`alter table ${sql.table(table)} drop foreign key ${sql.ref(indexName('fk', table, field.name))}`.execute(trx);
   }
   // SQLite refuses to drop an indexed column; every dialect drops the index first alike.
-  if (field.unique) await dropIndex(trx, table, 'uq', field.name, dialect);
-  if (field.index && !field.unique) await dropIndex(trx, table, 'ix', field.name, dialect);
+  if (field.unique) await dropIndex(trx, table, 'uq', field.name, adapter);
+  if (field.index && !field.unique) await dropIndex(trx, table, 'ix', field.name, adapter);
   await trx.schema.alterTable(table).dropColumn(field.name).execute();
 }
 
-export async function renameColumn(trx: Trx, table: string, from: FieldDef, to: FieldDef, dialect: Dialect): Promise<void> {
-  if (from.unique) await dropIndex(trx, table, 'uq', from.name, dialect);
-  if (from.index && !from.unique) await dropIndex(trx, table, 'ix', from.name, dialect);
+export async function renameColumn(trx: Trx, table: string, from: FieldDef, to: FieldDef, adapter: DialectAdapter): Promise<void> {
+  if (from.unique) await dropIndex(trx, table, 'uq', from.name, adapter);
+  if (from.index && !from.unique) await dropIndex(trx, table, 'ix', from.name, adapter);
   await trx.schema.alterTable(table).renameColumn(from.name, to.name).execute();
   await createIndexes(trx, table, { ...to, unique: from.unique, index: from.index });
 }
 
 /**
- * Changes a column's type or nullability in place (the caller checked that no value is
- * lost). SQLite cannot alter a column: it rebuilds the table from the next definition.
- */
-/**
  * Restates a column's DEFAULT after its field's defaultValue changed (or went): a stale
- * database default would still fill rows the client leaves the field out of. SQLite cannot
- * alter a default, so its table is rebuilt (rows and indexes kept).
+ * database default would still fill rows the client leaves the field out of. Where no
+ * column can be altered (SQLite), the table is rebuilt (rows and indexes kept).
  */
-export async function setColumnDefault(trx: Trx, nextDef: CollectionDef, next: FieldDef, dialect: Dialect): Promise<void> {
-  if (dialect === 'sqlite') return rebuildSqliteTable(trx, nextDef);
-  if (dialect === 'mysql' && NO_MYSQL_DEFAULT.has(next.type)) return;
-  const fallback = defaultLiteral(next, dialect);
+export async function setColumnDefault(trx: Trx, nextDef: CollectionDef, next: FieldDef, adapter: DialectAdapter): Promise<void> {
+  if (adapter.ddl.columnChange === 'rebuildTable') return rebuildTable(trx, nextDef, adapter);
+  if (!adapter.ddl.literalDefault(next.type)) return;
+  const fallback = defaultLiteral(next, adapter);
   await trx.schema.alterTable(nextDef.name).alterColumn(next.name, (c) => (fallback === undefined ? c.dropDefault() : c.setDefault(fallback))).execute();
 }
 
-export async function alterColumn(trx: Trx, nextDef: CollectionDef, current: FieldDef, next: FieldDef, dialect: Dialect): Promise<void> {
+/**
+ * Changes a column's type or nullability in place (the caller checked that no value is
+ * lost), in the adapter's way (`columnChange`).
+ */
+export async function alterColumn(trx: Trx, nextDef: CollectionDef, current: FieldDef, next: FieldDef, adapter: DialectAdapter): Promise<void> {
   const table = nextDef.name;
-  if (dialect === 'sqlite') return rebuildSqliteTable(trx, nextDef);
-  if (dialect === 'mysql') {
-    // MODIFY restates the column; the table's primary key stays, so it is not declared again.
-    const restated: FieldDef = { ...next, primaryKey: false, allowNull: next.allowNull && next.primaryKey !== true };
-    await trx.schema.alterTable(table).modifyColumn(next.name, sql.raw(columnType(next, dialect)), defineColumn(restated, dialect)).execute();
-    return;
+  switch (adapter.ddl.columnChange) {
+    case 'rebuildTable':
+      return rebuildTable(trx, nextDef, adapter);
+    case 'modifyColumn': {
+      // MODIFY restates the column; the table's primary key stays, so it is not declared again.
+      const restated: FieldDef = { ...next, primaryKey: false, allowNull: next.allowNull && next.primaryKey !== true };
+      await trx.schema.alterTable(table).modifyColumn(next.name, sql.raw(columnType(next, adapter)), defineColumn(restated, adapter)).execute();
+      return;
+    }
+    case 'alterColumn':
+      break;
   }
-  if (columnType(current, dialect) !== columnType(next, dialect)) {
-    await trx.schema.alterTable(table).alterColumn(next.name, (c) => c.setDataType(sql.raw(columnType(next, dialect)))).execute();
+  if (columnType(current, adapter) !== columnType(next, adapter)) {
+    await trx.schema.alterTable(table).alterColumn(next.name, (c) => c.setDataType(sql.raw(columnType(next, adapter)))).execute();
   }
   if (current.allowNull !== next.allowNull) {
     await trx.schema.alterTable(table).alterColumn(next.name, (c) => (next.allowNull ? c.dropNotNull() : c.setNotNull())).execute();

@@ -1,3 +1,4 @@
+import type { ColumnSpec } from '../db/dialects/dialect-adapter.js';
 import type { Dialect, FieldDef, JsonValue, ScalarType } from './types.js';
 
 /** Result of reading a client value for a field: the canonical value or a message. */
@@ -15,11 +16,11 @@ export type Capability = 'equality' | 'ordered';
  */
 export interface FieldType {
   readonly name: ScalarType;
-  /** Column type for CREATE TABLE / ALTER TABLE on a dialect. */
-  columnType(def: FieldDef, dialect: Dialect): string;
+  /** What the column stores; each dialect's adapter spells it (`ddl.columnTypes`). */
+  column(def: FieldDef): ColumnSpec;
   /** Reads a non-null client value (body or filter) into the canonical value, or explains why not. */
   parse(value: unknown, def: FieldDef): Parsed;
-  /** Canonical value to the driver parameter for a dialect. */
+  /** Canonical value to the driver parameter for a dialect (encodings that differ: the adapter's `values`). */
   toDb(value: unknown, dialect: Dialect): unknown;
   /** Driver value (never null) to the wire value; the same on every dialect. */
   fromDb(raw: unknown, dialect: Dialect, def: FieldDef): JsonValue;

@@ -1,36 +1,26 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Database, DynamicDb } from '../db/database.js';
-import { withDirectPaused } from '../db/direct-reader.js';
-import { classifyDriverError } from '../db/driver-error.js';
+import { adapterOf } from '../db/dialects/adapters.js';
+import type { DialectAdapter } from '../db/dialects/dialect-adapter.js';
 import { ApiError } from '../errors/api-error.js';
-import { addColumn, alterColumn, createIndexes, dropColumn, dropIndex, renameColumn, setColumnDefault } from './ddl.js';
+import { addColumn, dropColumn } from './ddl.js';
 import { Mutex } from './mutex.js';
 import { checkDefault, findField, MAX_FIELDS_PER_COLLECTION, normalizeCollection } from './normalize-collection.js';
 import { invalid, normalizeField } from './normalize-field.js';
-import { reindexSearch, searchableFields } from './search-table.js';
 import { isRecord } from '../is-record.js';
-import {
-  bumpSchemaVersion, ensureSystemTables, readDefinitions, readSchemaVersion, updateDefinition,
-} from './schema-store.js';
+import { ensureSystemTables, readDefinitions, readSchemaVersion, updateDefinition } from './schema-store.js';
 import { SchemaSnapshot } from './schema-snapshot.js';
 import { isRelationInput } from './resolve-relation.js';
 import { SchemaWork } from './schema-work.js';
 import { applySchemaFile } from './apply-schema-file.js';
+import { runDdl, runSchemaChange, type ApplyChange } from './run-schema-change.js';
 import { updateCollection } from './update-collection.js';
+import { requireCollection, requireField, updateField } from './update-field.js';
 import { changesOptionsOnly, updateFieldOptions } from './update-field-options.js';
-import { SCALAR_TYPES, type CollectionDef, type Dialect, type FieldDef, type RelationDef, type ScalarType } from './types.js';
-import { columnChanges, typeChangeProblem, wideningProblem } from './widening.js';
-import { FIELD_TYPES } from './field-types/index.js';
-import { FIELD_UI_OPTIONS } from './ui-options.js';
+import type { CollectionDef, FieldDef, RelationDef } from './types.js';
 
 type Trx = Transaction<DynamicDb>;
-
-/** Options of a field that only change validation or display: no DDL. */
-const METADATA_OPTIONS = ['title', 'description', 'defaultValue', 'min', 'max', 'minLength', 'maxLength', 'pattern', 'enum', ...FIELD_UI_OPTIONS] as const;
-/** Size options that belong to one type; a type change resets the ones not sent. */
-const TYPE_OPTIONS = ['length', 'precision', 'scale'] as const;
-const VALIDATION_OPTIONS = ['min', 'max', 'minLength', 'maxLength', 'pattern'] as const;
 
 /**
  * Owns the schema: applies changes (DDL, definition row and version bump in one transaction
@@ -43,12 +33,14 @@ export class SchemaManager {
   #polling = false;
   #refreshing: Promise<void> | undefined;
   #onChanged: ((version: number) => Promise<void>) | undefined;
+  readonly #adapter: DialectAdapter;
 
   constructor(
     private readonly database: Database,
     private readonly log: FastifyBaseLogger,
   ) {
     this.#snapshot = new SchemaSnapshot(-1, [], database.dialect);
+    this.#adapter = adapterOf(database.dialect);
   }
 
   get snapshot(): SchemaSnapshot {
@@ -61,10 +53,10 @@ export class SchemaManager {
       await this.reload();
     } catch (error) {
       // An unreachable database fails the start at once, not after a second connect timeout.
-      if (classifyDriverError(error, this.database.dialect).kind === 'unavailable') throw error;
+      if (this.#adapter.classifyError(error).kind === 'unavailable') throw error;
       // Expected on a first start; anything else shows up again below if creating fails too.
       this.log.debug({ err: error }, 'the schema could not be read: creating the system tables');
-      await ensureSystemTables(this.database.db, this.database.dialect, this.database.mysqlCollation);
+      await ensureSystemTables(this.database.db, this.#adapter, this.database.mysqlCollation);
       await this.reload();
       this.log.info('first start: created Corral\'s system tables');
     }
@@ -226,14 +218,14 @@ export class SchemaManager {
       throw invalid(`${field.name}: allowNull false needs a defaultValue for the rows already stored`, field.name);
     }
     await this.change(async (trx, defs) => {
-      const def = this.require(defs, collectionName);
+      const def = requireCollection(defs, collectionName);
       if (findField(def.fields, field.name) !== undefined || (def.relations ?? []).some((r) => r.name.toLowerCase() === field.name.toLowerCase())) {
         throw new ApiError('FIELD_EXISTS', `field ${field.name} already exists in ${collectionName}`, { field: field.name });
       }
       if (def.fields.length >= MAX_FIELDS_PER_COLLECTION) throw invalid(`a collection has at most ${MAX_FIELDS_PER_COLLECTION} fields`, 'fields');
       await this.ddl(
-        () => addColumn(trx, def.name, field, this.database.dialect),
-        async () => dropColumn(trx, def.name, { ...field, unique: false, index: false }, this.database.dialect),
+        () => addColumn(trx, def.name, field, this.#adapter),
+        async () => dropColumn(trx, def.name, { ...field, unique: false, index: false }, this.#adapter),
       );
       await updateDefinition(trx, { ...def, fields: [...def.fields, field] });
     });
@@ -246,74 +238,21 @@ export class SchemaManager {
     if (changesOptionsOnly(this.snapshot, collectionName, fieldName, patch)) return this.changeWork((work) => updateFieldOptions(work, collectionName, fieldName, patch));
     let updated: FieldDef | undefined;
     await this.change(async (trx, defs) => {
-      const def = this.require(defs, collectionName);
-      const current = this.requireField(def, fieldName);
-      if (current.system !== undefined) throw invalid(`${fieldName} is automatic and cannot be changed`, fieldName);
-      if (current.references !== undefined) throw invalid(`${fieldName} is the key column of a relation`, fieldName);
-      if (patch.primaryKey !== undefined && patch.primaryKey !== (current.primaryKey === true)) {
-        throw new ApiError('SCHEMA_CHANGE_UNSAFE', `${fieldName}: the primary key is chosen when the collection is created`, { field: fieldName });
-      }
-      const merged: Record<string, unknown> = { ...current, ...patch };
-      for (const key of METADATA_OPTIONS) if (patch[key] === null) delete merged[key];
-      if (typeof patch.type === 'string' && patch.type !== current.type && (SCALAR_TYPES as readonly string[]).includes(patch.type)) {
-        const to = patch.type as ScalarType;
-        const problem = typeChangeProblem(current.type, to);
-        if (problem !== undefined) throw new ApiError('SCHEMA_CHANGE_UNSAFE', `${fieldName}: ${problem}; add a new field and copy the values`, { field: fieldName });
-        // The new type starts from its own defaults for size options, and keeps only the options it takes.
-        for (const key of TYPE_OPTIONS) if (patch[key] === undefined) delete merged[key];
-        for (const key of VALIDATION_OPTIONS) if (!FIELD_TYPES[to].options.includes(key) && patch[key] === undefined) delete merged[key];
-      }
-      delete merged.system;
-      delete merged.autoIncrement;
-      const next = normalizeField(merged);
-      if (next.primaryKey === true) next.primaryKey = current.primaryKey;
-      checkDefault(next);
-      const structural = columnChanges(current, next);
-      if (structural) {
-        const problem = wideningProblem(current, next);
-        if (problem !== undefined) throw new ApiError('SCHEMA_CHANGE_UNSAFE', `${fieldName}: ${problem}; add a new field and copy the values`, { field: fieldName });
-        const referenced = defs.some((other) => other.fields.some((f) => f.references?.collection === def.name && f.references.key === current.name));
-        if (referenced && current.type !== next.type) throw invalid(`${fieldName} is the key relations point at; its type cannot change`, fieldName);
-        if (current.allowNull && !next.allowNull) {
-          const nulls = await trx.selectFrom(def.name).select(sql<unknown>`count(*)`.as('n')).where(current.name, 'is', null).executeTakeFirst();
-          if (Number(nulls?.n ?? 0) > 0) {
-            throw new ApiError('SCHEMA_CHANGE_UNSAFE', `${fieldName}: ${Number(nulls?.n)} stored rows hold NULL; fill them before making the field required`, { field: fieldName });
-          }
-        }
-      }
-      if (next.name !== current.name) {
-        if (current.primaryKey === true || def.filterTargetKey === current.name) throw invalid('the key field cannot be renamed', fieldName);
-        const clash = findField(def.fields, next.name);
-        if (clash !== undefined && clash !== current) throw new ApiError('FIELD_EXISTS', `field ${next.name} already exists`, { field: next.name });
-      }
-      updated = next;
-      const dialect = this.database.dialect;
-      await this.ddl(async () => {
-        if (next.name !== current.name) await renameColumn(trx, def.name, current, next, dialect);
-        if (current.unique && !next.unique) await dropIndex(trx, def.name, 'uq', next.name, dialect);
-        if (current.index && !current.unique && (!next.index || next.unique)) await dropIndex(trx, def.name, 'ix', next.name, dialect);
-        const added = { ...next, unique: next.unique && !current.unique, index: next.index && !next.unique && !(current.index && !current.unique) };
-        await createIndexes(trx, def.name, added);
-        const nextDef = { ...def, fields: def.fields.map((field) => (field === current ? next : field)) };
-        if (structural) await alterColumn(trx, nextDef, current, next, dialect);
-        // A stale database DEFAULT would fill rows the client leaves the field out of (SQLite's rebuild restated it).
-        if (JSON.stringify(current.defaultValue) !== JSON.stringify(next.defaultValue) && !(structural && dialect === 'sqlite')) await setColumnDefault(trx, nextDef, next, dialect);
-      });
-      await updateDefinition(trx, { ...def, fields: def.fields.map((field) => (field === current ? next : field)) });
+      updated = await updateField(trx, defs, collectionName, fieldName, patch, this.#adapter, (run, undo) => this.ddl(run, undo));
     });
     return updated!;
   }
 
   async dropField(collectionName: string, fieldName: string): Promise<void> {
     await this.change(async (trx, defs) => {
-      const def = this.require(defs, collectionName);
+      const def = requireCollection(defs, collectionName);
       if ((def.relations ?? []).some((relation) => relation.name === fieldName)) {
         const work = new SchemaWork(defs);
         work.dropRelation(collectionName, fieldName);
         await this.applyWork(trx, work);
         return;
       }
-      const field = this.requireField(def, fieldName);
+      const field = requireField(def, fieldName);
       if (field.system !== undefined || field.primaryKey === true || def.filterTargetKey === field.name) {
         throw invalid(`${fieldName} is a key or automatic field and cannot be removed`, fieldName);
       }
@@ -321,7 +260,7 @@ export class SchemaManager {
       if (defs.some((other) => (other.relations ?? []).some((r) => (r.sourceKey === fieldName && other.name === collectionName) || (r.targetKey === fieldName && r.target === collectionName)))) {
         throw invalid(`${fieldName} is the key a relation points at`, fieldName);
       }
-      await this.ddl(() => dropColumn(trx, def.name, field, this.database.dialect));
+      await this.ddl(() => dropColumn(trx, def.name, field, this.#adapter));
       await updateDefinition(trx, { ...def, fields: def.fields.filter((f) => f !== field) });
     });
   }
@@ -331,24 +270,12 @@ export class SchemaManager {
     await applySchemaFile(this, input);
   }
 
-  private require(defs: readonly CollectionDef[], name: string): CollectionDef {
-    const def = defs.find((candidate) => candidate.name === name);
-    if (def === undefined) throw new ApiError('COLLECTION_NOT_FOUND', `collection ${name} does not exist`);
-    return def;
-  }
-
-  private requireField(def: CollectionDef, name: string): FieldDef {
-    const field = def.fields.find((candidate) => candidate.name === name);
-    if (field === undefined) throw new ApiError('FIELD_NOT_FOUND', `field ${name} does not exist in ${def.name}`);
-    return field;
-  }
-
   /**
    * One schema change (DDL first, then the definition row: MySQL commits at each DDL statement): serialized in this process, and across processes by the version row
    * lock taken first. Definitions are re-read inside the transaction, so a change made by
    * another node is never overwritten with a stale copy.
    */
-  private async change(apply: (trx: Trx, defs: CollectionDef[]) => Promise<void>): Promise<void> {
+  private async change(apply: ApplyChange): Promise<void> {
     const before = this.#snapshot;
     try {
       await this.#changeLocked(apply);
@@ -359,37 +286,11 @@ export class SchemaManager {
     }
   }
 
-  async #changeLocked(apply: (trx: Trx, defs: CollectionDef[]) => Promise<void>): Promise<void> {
+  async #changeLocked(apply: ApplyChange): Promise<void> {
     await this.#mutex.run(async () => {
       let failed = false;
       try {
-        if (this.database.dialect !== 'sqlite') {
-          await this.database.db.transaction().execute(async (trx) => {
-            await bumpSchemaVersion(trx);
-            await applyAndReindex(trx, apply, this.database.dialect);
-            // MySQL commits at the DDL, so the first bump is visible before the definition
-            // row is written: a node polling in between loads the old definitions under the
-            // new version and would keep them. A second bump with the definition row makes
-            // it load again.
-            if (this.database.dialect === 'mysql') await bumpSchemaVersion(trx);
-          });
-          return;
-        }
-        // SQLite rebuilds tables to drop key columns; that needs foreign keys off, which can
-        // only change outside a transaction. The check before commit keeps the data sound.
-        await withDirectPaused(this.database.db, () => this.database.db.connection().execute(async (connection) => {
-          await sql`pragma foreign_keys = off`.execute(connection);
-          try {
-            await connection.transaction().execute(async (trx) => {
-              await bumpSchemaVersion(trx);
-              await applyAndReindex(trx, apply, this.database.dialect);
-              const broken = await sql`pragma foreign_key_check`.execute(trx);
-              if (broken.rows.length > 0) throw new ApiError('REFERENCE_VIOLATION', 'the change would leave rows pointing at missing records');
-            });
-          } finally {
-            await sql`pragma foreign_keys = on`.execute(connection);
-          }
-        }));
+        await runSchemaChange(this.database.db, this.#adapter, apply);
       } catch (error) {
         failed = true;
         throw error;
@@ -404,46 +305,11 @@ export class SchemaManager {
   }
 
   private async applyWork(trx: Trx, work: SchemaWork): Promise<void> {
-    await work.apply(trx, this.database.dialect, (run) => this.ddl(run), this.database.mysqlCollation);
+    await work.apply(trx, this.#adapter, (run) => this.ddl(run), this.database.mysqlCollation);
   }
 
-  /**
-   * Runs DDL, turning a database refusal into a client error. MySQL commits DDL at once, so
-   * a failure there runs `undo` for what already happened before the transaction rolls back.
-   */
+  /** Runs DDL, turning a database refusal into a client error (see run-schema-change.ts). */
   private async ddl(run: () => Promise<void>, undo?: () => Promise<void>): Promise<void> {
-    try {
-      await run();
-    } catch (error) {
-      if (this.database.dialect === 'mysql' && undo !== undefined) {
-        await undo().catch((undoError: unknown) => {
-          this.log.error({ err: undoError, cause: error }, 'undoing a failed DDL statement failed: the table may hold part of the change');
-        });
-      }
-      const { kind } = classifyDriverError(error, this.database.dialect);
-      if (kind === 'unavailable') throw new ApiError('DATABASE_UNAVAILABLE', undefined, { cause: error });
-      if (kind === 'unique') throw new ApiError('UNIQUE_VIOLATION', 'stored rows hold duplicate values for this unique field', { cause: error });
-      throw new ApiError('SCHEMA_INVALID', 'the database refused this schema change', { cause: error });
-    }
-  }
-}
-
-/**
- * Runs a schema change, then rebuilds the `$search` tokens of every collection whose
- * searchable fields changed (made searchable, no longer searchable, renamed, dropped with
- * their collection), in the same transaction.
- */
-async function applyAndReindex(trx: Trx, apply: (trx: Trx, defs: CollectionDef[]) => Promise<void>, dialect: Dialect): Promise<void> {
-  const before = await readDefinitions(trx);
-  await apply(trx, before);
-  const after = new Map((await readDefinitions(trx)).map((def) => [def.name, def]));
-  const fields = (def: CollectionDef | undefined) => (def === undefined ? [] : searchableFields(def));
-  const signature = (def: CollectionDef | undefined) => (def === undefined ? '' : `${def.filterTargetKey}:${fields(def).join(',')}`);
-  const was = new Map(before.map((def) => [def.name, def]));
-  for (const name of new Set([...was.keys(), ...after.keys()])) {
-    const old = was.get(name);
-    const next = after.get(name);
-    if (signature(old) === signature(next) || (fields(old).length === 0 && fields(next).length === 0)) continue;
-    await reindexSearch(trx, next, name, dialect);
+    await runDdl(this.#adapter, this.log, run, undo);
   }
 }

@@ -1,38 +1,43 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DynamicDb } from '../db/database.js';
-import { mysqlTableOptions } from './ddl.js';
+import type { DialectAdapter } from '../db/dialects/dialect-adapter.js';
+import { systemTable, type SystemTable } from '../db/system-table.js';
 import { ensureSearchTable } from './search-table.js';
-import type { CollectionDef, Dialect } from './types.js';
+import type { CollectionDef } from './types.js';
 
 export const COLLECTIONS_TABLE = 'corral_collections';
 export const META_TABLE = 'corral_meta';
 
 type Executor = Kysely<DynamicDb> | Transaction<DynamicDb>;
 
+const SCHEMA_TABLES: readonly SystemTable[] = [
+  {
+    name: COLLECTIONS_TABLE,
+    columns: [
+      { name: 'name', type: 'varchar(63)', primaryKey: true },
+      { name: 'position', type: 'integer', notNull: true },
+      { name: 'definition', type: 'longText', notNull: true },
+    ],
+    tableOptions: true,
+  },
+  {
+    name: META_TABLE,
+    columns: [
+      { name: 'id', type: 'integer', primaryKey: true },
+      { name: 'schema_version', type: 'integer', notNull: true },
+    ],
+    tableOptions: true,
+  },
+];
+
 /** Creates the system tables when missing. Safe to run from several processes at once. */
-export async function ensureSystemTables(db: Kysely<DynamicDb>, dialect: Dialect, mysqlCollation?: string): Promise<void> {
-  const text = dialect === 'mysql' ? 'longtext' : 'text';
-  const tableOptions = dialect === 'mysql' ? mysqlTableOptions(mysqlCollation) : sql``;
+export async function ensureSystemTables(db: Kysely<DynamicDb>, adapter: DialectAdapter, collation?: string): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
-      await db.schema
-        .createTable(COLLECTIONS_TABLE)
-        .ifNotExists()
-        .addColumn('name', 'varchar(63)', (c) => c.primaryKey())
-        .addColumn('position', 'integer', (c) => c.notNull())
-        .addColumn('definition', sql.raw(text), (c) => c.notNull())
-        .modifyEnd(tableOptions)
-        .execute();
-      await db.schema
-        .createTable(META_TABLE)
-        .ifNotExists()
-        .addColumn('id', 'integer', (c) => c.primaryKey())
-        .addColumn('schema_version', 'integer', (c) => c.notNull())
-        .modifyEnd(tableOptions)
-        .execute();
+      for (const table of SCHEMA_TABLES) await systemTable(db, adapter, table, collation);
       const existing = await db.selectFrom(META_TABLE).select('id').where('id', '=', 1).executeTakeFirst();
       if (existing === undefined) await db.insertInto(META_TABLE).values({ id: 1, schema_version: 0 }).execute();
-      await ensureSearchTable(db, dialect, mysqlCollation);
+      await ensureSearchTable(db, adapter, collation);
       return;
     } catch (error) {
       // Two processes starting together may race on CREATE TABLE / the first insert; the second try sees the winner's work.

@@ -1,13 +1,14 @@
 import type { Transaction } from 'kysely';
 import type { DynamicDb } from '../db/database.js';
+import type { DialectAdapter } from '../db/dialects/dialect-adapter.js';
 import { ApiError } from '../errors/api-error.js';
-import { addColumn, addForeignKey, createTable, dropColumn, dropTable, rebuildSqliteTable } from './ddl.js';
+import { addColumn, addForeignKey, createTable, dropColumn, dropTable, rebuildTable } from './ddl.js';
 import { MAX_FIELDS_PER_COLLECTION } from './normalize-collection.js';
 import { invalid } from './normalize-field.js';
 import { resolveRelation } from './resolve-relation.js';
 import { reverseInput } from './reverse-field.js';
 import { deleteDefinition, insertDefinition, updateDefinition } from './schema-store.js';
-import type { CollectionDef, Dialect, FieldDef, RelationDef } from './types.js';
+import type { CollectionDef, FieldDef, RelationDef } from './types.js';
 
 type Trx = Transaction<DynamicDb>;
 
@@ -139,27 +140,28 @@ export class SchemaWork {
     this.#changed.add(name);
   }
 
-  async apply(trx: Trx, dialect: Dialect, run: (ddl: () => Promise<void>) => Promise<void>, mysqlCollation?: string): Promise<void> {
+  async apply(trx: Trx, adapter: DialectAdapter, run: (ddl: () => Promise<void>) => Promise<void>, collation?: string): Promise<void> {
     const live = (name: string) => this.#defs.has(name);
     // Drops first: key columns, then tables (a through table before what it points at).
     const rebuilt = new Set<string>();
     for (const { table, field } of this.#droppedColumns) {
       if (!live(table)) continue;
-      if (dialect === 'sqlite' && field.references !== undefined) {
-        if (!rebuilt.has(table)) await run(() => rebuildSqliteTable(trx, this.get(table)));
+      // A key column whose foreign key was declared inline (SQLite) goes with a rebuild of its table.
+      if (adapter.ddl.foreignKeys === 'inline' && field.references !== undefined) {
+        if (!rebuilt.has(table)) await run(() => rebuildTable(trx, this.get(table), adapter));
         rebuilt.add(table);
-      } else await run(() => dropColumn(trx, table, field, dialect));
+      } else await run(() => dropColumn(trx, table, field, adapter));
     }
     for (const name of this.#dropped) {
       if (!this.#created.includes(name)) await run(() => dropTable(trx, name));
       await deleteDefinition(trx, name);
     }
     const created = this.#created.filter(live);
-    for (const name of created) await run(() => createTable(trx, this.get(name), dialect, mysqlCollation));
+    for (const name of created) await run(() => createTable(trx, this.get(name), adapter, collation));
     const added = this.#addedColumns.filter(({ table }) => live(table) && !rebuilt.has(table));
-    for (const { table, field } of added) await run(() => addColumn(trx, table, field, dialect));
-    for (const name of created) for (const field of this.get(name).fields) await run(() => addForeignKey(trx, name, field, dialect));
-    for (const { table, field } of added) await run(() => addForeignKey(trx, table, field, dialect));
+    for (const { table, field } of added) await run(() => addColumn(trx, table, field, adapter));
+    for (const name of created) for (const field of this.get(name).fields) await run(() => addForeignKey(trx, name, field, adapter));
+    for (const { table, field } of added) await run(() => addForeignKey(trx, table, field, adapter));
     for (const name of created) await insertDefinition(trx, this.get(name));
     for (const name of this.#changed) if (live(name) && !created.includes(name)) await updateDefinition(trx, this.get(name));
   }

@@ -1,7 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 import type { DynamicDb } from '../db/database.js';
+import type { DialectAdapter } from '../db/dialects/dialect-adapter.js';
+import { systemTable } from '../db/system-table.js';
 import { rowTokens } from '../plan/search-tokens.js';
-import type { CollectionDef, Dialect } from './types.js';
+import type { CollectionDef } from './types.js';
 
 /**
  * The token table of `$search`: one row per (collection, row key, distinct token of the row's
@@ -17,68 +19,48 @@ export const REINDEX_BATCH = 1000;
 
 type Executor = Kysely<DynamicDb>;
 
-const TOKEN_TYPE: Record<Dialect, string> = {
-  sqlite: 'text',
-  postgres: 'varchar(64) collate "C"',
-  mysql: 'varchar(64) character set utf8mb4 collate utf8mb4_bin',
-};
-
 /**
- * `mysqlCollation` is the collections' collation: a text key compares with the collection's
- * key column only when both have it (MySQL refuses `=` across two implicit collations).
+ * `collation` is the collections' collation: a text key compares with the collection's key
+ * column only when both have it (MySQL refuses `=` across two implicit collations).
  */
-export async function ensureSearchTable(db: Executor, dialect: Dialect, mysqlCollation = 'utf8mb4_bin'): Promise<void> {
-  const textKey = dialect === 'mysql' ? sql.raw(`varchar(${MAX_TEXT_KEY}) character set utf8mb4 collate ${mysqlCollation}`) : sql.raw(`varchar(${MAX_TEXT_KEY})`);
-  await db.schema
-    .createTable(SEARCH_TABLE)
-    .ifNotExists()
-    .addColumn('collection', 'varchar(63)', (c) => c.notNull())
-    .addColumn('token', sql.raw(TOKEN_TYPE[dialect]), (c) => c.notNull())
-    .addColumn('int_key', 'bigint')
-    .addColumn('text_key', textKey)
-    .execute();
-  if (dialect === 'mysql') {
-    // A table made by an earlier version took the database's default collation for text_key.
-    const column = await sql<{ collation: string | null }>`select collation_name as ${sql.id('collation')} from information_schema.columns where table_schema = database() and table_name = ${SEARCH_TABLE} and column_name = 'text_key'`.execute(db);
-    if (column.rows[0]?.collation !== mysqlCollation) await sql`alter table ${sql.table(SEARCH_TABLE)} modify ${sql.ref('text_key')} ${textKey}`.execute(db);
-  }
-  // (collection, token, key): the rows of a word, one range. (collection, key, token): a
-  // row's tokens, for deleting them and for testing one row for a word (a probe).
-  for (const [name, columns] of [
-    ['corral_search_int', ['collection', 'token', 'int_key']],
-    ['corral_search_text', ['collection', 'token', 'text_key']],
-    ['corral_search_int_token', ['collection', 'int_key', 'token']],
-    ['corral_search_text_token', ['collection', 'text_key', 'token']],
-  ] as const) {
-    // MySQL has no CREATE INDEX IF NOT EXISTS; a duplicate index error means it is there.
-    await db.schema.createIndex(name).ifNotExists().on(SEARCH_TABLE).columns([...columns]).execute().catch((error: unknown) => {
-      if (dialect !== 'mysql') throw error;
-    });
-  }
+export async function ensureSearchTable(db: Executor, adapter: DialectAdapter, collation = adapter.ddl.defaultCollation): Promise<void> {
+  const textKey = adapter.ddl.collatedVarchar(MAX_TEXT_KEY, collation);
+  await systemTable(db, adapter, {
+    name: SEARCH_TABLE,
+    columns: [
+      { name: 'collection', type: 'varchar(63)', notNull: true },
+      // Tokens compare in binary order, so a prefix is a range on the (collection, token) index.
+      { name: 'token', type: { sql: adapter.ddl.binaryVarchar(64) }, notNull: true },
+      { name: 'int_key', type: 'bigint' },
+      { name: 'text_key', type: { sql: textKey } },
+    ],
+    // (collection, token, key): the rows of a word, one range. (collection, key, token): a
+    // row's tokens, for deleting them and for testing one row for a word (a probe).
+    indexes: [
+      { name: 'corral_search_int', columns: ['collection', 'token', 'int_key'] },
+      { name: 'corral_search_text', columns: ['collection', 'token', 'text_key'] },
+      { name: 'corral_search_int_token', columns: ['collection', 'int_key', 'token'] },
+      { name: 'corral_search_text_token', columns: ['collection', 'text_key', 'token'] },
+    ],
+  });
+  // A table made by an earlier version took the database's default collation for text_key.
+  await adapter.ddl.restateCollation(db, SEARCH_TABLE, 'text_key', textKey, collation);
   // The (collection, key) indexes of earlier versions: the ones above cover them.
   for (const name of ['corral_search_int_row', 'corral_search_text_row']) {
     const drop = db.schema.dropIndex(name).ifExists();
-    // MySQL wants the table named; MariaDB knows IF EXISTS, MySQL does not (the error then means it is gone).
-    await (dialect === 'mysql' ? drop.on(SEARCH_TABLE) : drop).execute().catch((error: unknown) => {
-      if (dialect !== 'mysql') throw error;
+    // MariaDB knows IF EXISTS, MySQL does not (the error then means it is gone).
+    await (adapter.ddl.dropIndexOnTable ? drop.on(SEARCH_TABLE) : drop).execute().catch((error: unknown) => {
+      if (!adapter.ddl.indexExistsErrors) throw error;
     });
   }
 }
 
 /**
  * Statistics for the planner after a rebuild, so a word's rows are estimated from the real
- * table. SQLite samples (analysis_limit) rather than reading every index. MySQL is left to
- * InnoDB's automatic recalculation: its ANALYZE TABLE would commit the schema change's
- * transaction halfway.
+ * table (the adapter says how, or that it is left to the database).
  */
-const ANALYZE: Record<Dialect, readonly string[]> = {
-  sqlite: ['pragma analysis_limit = 1000', `analyze ${SEARCH_TABLE}`],
-  postgres: [`analyze ${SEARCH_TABLE}`],
-  mysql: [],
-};
-
-export async function analyzeSearchTable(db: Executor, dialect: Dialect): Promise<void> {
-  for (const statement of ANALYZE[dialect]) await sql.raw(statement).execute(db);
+export async function analyzeSearchTable(db: Executor, adapter: DialectAdapter): Promise<void> {
+  for (const statement of adapter.ddl.analyze(SEARCH_TABLE)) await sql.raw(statement).execute(db);
 }
 
 /** Which key column a collection's rows are indexed under. */
@@ -104,7 +86,7 @@ export function searchableFields(def: CollectionDef): string[] {
 }
 
 /** Drops a collection's tokens and, when it has searchable fields, rebuilds them from its rows. */
-export async function reindexSearch(db: Executor, def: CollectionDef | undefined, name: string, dialect: Dialect): Promise<void> {
+export async function reindexSearch(db: Executor, def: CollectionDef | undefined, name: string, adapter: DialectAdapter): Promise<void> {
   await db.deleteFrom(SEARCH_TABLE).where('collection', '=', name).execute();
   if (def === undefined) return;
   const fields = searchableFields(def);
@@ -124,5 +106,5 @@ export async function reindexSearch(db: Executor, def: CollectionDef | undefined
     last = rows[rows.length - 1]![key];
   }
   // Only a rebuild that found rows: statistics of an empty table would mislead the planner as it fills.
-  if (indexed > 0) await analyzeSearchTable(db, dialect);
+  if (indexed > 0) await analyzeSearchTable(db, adapter);
 }

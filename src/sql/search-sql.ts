@@ -2,7 +2,6 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import type { FilterNode } from '../plan/filter-node.js';
 import { TOKEN_END } from '../plan/search-tokens.js';
 import { keyColumn, SEARCH_TABLE } from '../schema/search-table.js';
-import { DIALECT_TRAITS } from './dialect-traits.js';
 import { KEY_ONLY, type SqlPass } from './sql-pass.js';
 
 type SearchNode = Extract<FilterNode, { kind: 'search' }>;
@@ -25,7 +24,7 @@ const col = (alias: string, name: string) => sql.ref(`${alias}.${name}`);
 function searchForm(node: SearchNode, pass: SqlPass): SearchForm {
   if (node.words.length < 2) return 'l';
   if (node.probe === true) return 'p';
-  return DIALECT_TRAITS[pass.dialect].nestSearchWords ? 'n' : 'l';
+  return pass.adapter.traits.nestSearchWords ? 'n' : 'l';
 }
 
 /**
@@ -35,12 +34,12 @@ function searchForm(node: SearchNode, pass: SqlPass): SearchForm {
  * text holds them (in the nested form the most common word comes first).
  */
 export function searchSql(n: SearchNode, pass: SqlPass, alias: string): Expression<SqlBool> {
-  const { emit, dialect } = pass;
+  const { emit } = pass;
   const form = searchForm(n, pass);
   pass.key += `s:${n.key.name}:${n.words.length}:${form}`;
   const name = keyColumn(n.key.type.name);
-  // PostgreSQL compares a uuid column with uuids only (the token table keeps text keys).
-  const uuidKey = n.key.type.name === 'uuid' && dialect === 'postgres';
+  // A uuid column type of its own (PostgreSQL) compares with uuids only (the token table keeps text keys).
+  const uuidKey = n.key.type.name === 'uuid' && pass.adapter.capabilities.uuidType;
   const keyRef = emit ? col(alias, n.key.name) : KEY_ONLY;
   const listColumn = emit ? (uuidKey ? sql`cast(${sql.ref(name)} as uuid)` : sql.ref(name)) : KEY_ONLY;
 

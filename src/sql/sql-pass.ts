@@ -1,5 +1,7 @@
 import { expressionBuilder, sql, type Compilable, type ExpressionBuilder, type RawBuilder } from 'kysely';
 import type { DynamicDb } from '../db/database.js';
+import { adapterOf } from '../db/dialects/adapters.js';
+import type { DialectAdapter } from '../db/dialects/dialect-adapter.js';
 import type { Dialect } from '../schema/types.js';
 
 export type Eb = ExpressionBuilder<DynamicDb, string>;
@@ -32,12 +34,16 @@ export class SqlPass {
   readonly params: unknown[] = [];
   /** Subquery aliases handed out inside the filter being written (`r1`, `l2`, …). */
   aliases = 0;
+  /** The dialect's operator SQL and capabilities, looked up once per pass. */
+  readonly adapter: DialectAdapter;
 
   constructor(
     readonly dialect: Dialect,
     readonly emit: boolean,
     readonly eb: Eb = EB,
-  ) {}
+  ) {
+    this.adapter = adapterOf(dialect);
+  }
 
   /** A driver value bound as a parameter: pushed, and as SQL `?` when emitting. */
   value(value: unknown): RawBuilder<unknown> {

@@ -1,3 +1,4 @@
+import { VALUE_ENCODINGS } from '../../db/dialects/adapters.js';
 import { fail, ok, type FieldType } from '../field-type.js';
 
 const INT64_MIN = -(2n ** 63n);
@@ -6,7 +7,7 @@ const INT64_MAX = 2n ** 63n - 1n;
 /** Canonical value: a JS bigint. On the wire: a number when safe, else a decimal string. */
 export const bigIntType: FieldType = {
   name: 'bigInt',
-  columnType: () => 'bigint',
+  column: () => ({ kind: 'bigInt' }),
   parse: (value) => {
     let n: bigint;
     if (typeof value === 'number' && Number.isSafeInteger(value)) n = BigInt(value);
@@ -15,7 +16,7 @@ export const bigIntType: FieldType = {
     if (n < INT64_MIN || n > INT64_MAX) return fail('must fit in 64 bits');
     return ok(n);
   },
-  toDb: (value, dialect) => (dialect === 'sqlite' ? value : String(value)),
+  toDb: (value, dialect) => VALUE_ENCODINGS[dialect].bigInt(value as bigint),
   fromDb: (raw) => {
     const n = typeof raw === 'bigint' ? raw : BigInt(raw as string | number);
     return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString();

@@ -1,8 +1,9 @@
+import { VALUE_ENCODINGS } from '../../db/dialects/adapters.js';
 import { fail, ok, type FieldType } from '../field-type.js';
 
 export const booleanType: FieldType = {
   name: 'boolean',
-  columnType: (_def, dialect) => (dialect === 'sqlite' ? 'integer' : 'boolean'),
+  column: () => ({ kind: 'boolean' }),
   parse: (value) => {
     if (typeof value === 'boolean') return ok(value);
     // qs-encoded filters carry text.
@@ -10,7 +11,7 @@ export const booleanType: FieldType = {
     if (value === 'false' || value === '0') return ok(false);
     return fail('must be true or false');
   },
-  toDb: (value, dialect) => (dialect === 'postgres' ? value : value ? 1 : 0),
+  toDb: (value, dialect) => VALUE_ENCODINGS[dialect].boolean(value as boolean),
   fromDb: (raw) => raw === true || raw === 1 || raw === 1n || raw === '1',
   capability: 'equality',
   options: [],

@@ -3,7 +3,7 @@ import { isCalendarDate } from './date-type.js';
 
 export const dateOnlyType: FieldType = {
   name: 'dateOnly',
-  columnType: (_def, dialect) => (dialect === 'sqlite' ? 'text' : 'date'),
+  column: () => ({ kind: 'date' }),
   parse: (value) => {
     const match = typeof value === 'string' ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(value) : null;
     if (match === null) return fail('must be a date YYYY-MM-DD');

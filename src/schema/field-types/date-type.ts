@@ -1,3 +1,4 @@
+import { VALUE_ENCODINGS } from '../../db/dialects/adapters.js';
 import { fail, ok, type FieldType } from '../field-type.js';
 
 const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})(T(\d{2}):(\d{2})(:(\d{2})(\.\d{1,9})?)?(Z|[+-](\d{2}):?(\d{2}))?)?$/;
@@ -32,42 +33,23 @@ export function parseInstant(value: unknown): Date | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
-/** MySQL DATETIME(3) text in UTC: 'YYYY-MM-DD HH:MM:SS.mmm'. */
-export const toMysqlDateTime = (date: Date): string => date.toISOString().slice(0, 23).replace('T', ' ');
-
 const CANONICAL_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-/** The last instant formatted: a write stamps `createdAt` and `updatedAt` with the same one. */
-let lastTime = Number.NaN;
-let lastText = '';
-
-/** `date.toISOString()`, formatted once for consecutive calls with the same instant (an invalid date still throws). */
-function isoText(date: Date): string {
-  const time = date.getTime();
-  if (time !== lastTime) {
-    lastText = date.toISOString();
-    lastTime = time;
-  }
-  return lastText;
-}
 
 export const dateType: FieldType = {
   name: 'date',
-  columnType: (_def, dialect) =>
-    dialect === 'postgres' ? 'timestamptz(3)' : dialect === 'mysql' ? 'datetime(3)' : 'text',
+  column: () => ({ kind: 'instant' }),
   parse: (value) => {
     const date = parseInstant(value);
     if (date === undefined) return fail('must be an ISO 8601 date-time');
     if (date.getUTCFullYear() < 1000 || date.getUTCFullYear() > 9999) return fail('must be between years 1000 and 9999');
     return ok(date);
   },
-  toDb: (value, dialect) => (dialect === 'mysql' ? toMysqlDateTime(value as Date) : isoText(value as Date)),
+  toDb: (value, dialect) => VALUE_ENCODINGS[dialect].instant(value as Date),
   fromDb: (raw, dialect) => {
     if (raw instanceof Date) return raw.toISOString();
     // SQLite holds the text Corral wrote, already in the wire form.
     if (typeof raw === 'string' && CANONICAL_INSTANT.test(raw)) return raw;
-    const text = String(raw);
-    return new Date(dialect === 'mysql' ? `${text.replace(' ', 'T')}Z` : text).toISOString();
+    return VALUE_ENCODINGS[dialect].instantText(String(raw));
   },
   capability: 'ordered',
   options: [],

@@ -1,5 +1,5 @@
 import { fail, ok, type FieldType, type Parsed } from '../field-type.js';
-import type { Dialect, ScalarType } from '../types.js';
+import type { ScalarType } from '../types.js';
 
 function parseFinite(value: unknown): Parsed {
   const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
@@ -7,14 +7,11 @@ function parseFinite(value: unknown): Parsed {
   return ok(n);
 }
 
-const doubleColumn = (dialect: Dialect): string =>
-  dialect === 'postgres' ? 'double precision' : dialect === 'mysql' ? 'double' : 'real';
-
 /** `float` and `double` are both stored as 8-byte floats so values read back identically everywhere. */
 function floating(name: ScalarType): FieldType {
   return {
     name,
-    columnType: (_def, dialect) => doubleColumn(dialect),
+    column: () => ({ kind: 'double' }),
     parse: parseFinite,
     toDb: (value) => value,
     fromDb: (raw) => Number(raw),

@@ -3,7 +3,7 @@ import { intFromDb, parseInt32 } from './integer-like.js';
 
 export const integerType: FieldType = {
   name: 'integer',
-  columnType: () => 'integer',
+  column: () => ({ kind: 'integer' }),
   parse: (value) => parseInt32(value),
   toDb: (value) => value,
   fromDb: intFromDb,

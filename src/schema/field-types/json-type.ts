@@ -1,4 +1,5 @@
 import { fail, ok, type FieldType } from '../field-type.js';
+import { VALUE_ENCODINGS } from '../../db/dialects/adapters.js';
 import type { Dialect, JsonValue, ScalarType } from '../types.js';
 import { jsonDepthOver } from '../../json-depth.js';
 import { unstorableText } from './text-like.js';
@@ -6,12 +7,8 @@ import { unstorableText } from './text-like.js';
 /** Deepest value a json or array field stores (a scalar is 0, `[]` is 1). */
 export const MAX_JSON_DEPTH = 32;
 
-const jsonColumn = (dialect: Dialect): string =>
-  dialect === 'postgres' ? 'jsonb' : dialect === 'mysql' ? 'longtext' : 'text';
-
 /** pg parses jsonb itself; SQLite and MySQL (longtext) hand back the JSON text. */
-const fromDb = (raw: unknown, dialect: Dialect): JsonValue =>
-  dialect === 'postgres' ? (raw as JsonValue) : (JSON.parse(String(raw)) as JsonValue);
+const fromDb = (raw: unknown, dialect: Dialect): JsonValue => VALUE_ENCODINGS[dialect].json(raw);
 
 /** Walks a JSON value (without recursion, so depth cannot overflow the stack) for text jsonb cannot hold. */
 function unstorableJson(value: unknown): string | undefined {
@@ -33,7 +30,7 @@ function unstorableJson(value: unknown): string | undefined {
 function jsonLike(name: ScalarType, check: (value: unknown) => string | undefined): FieldType {
   return {
     name,
-    columnType: (_def, dialect) => jsonColumn(dialect),
+    column: () => ({ kind: 'json' }),
     parse: (value) => {
       const problem = check(value) ?? (jsonDepthOver(value, MAX_JSON_DEPTH) ? `must nest at most ${MAX_JSON_DEPTH} levels deep` : unstorableJson(value));
       return problem === undefined ? ok(value) : fail(problem);

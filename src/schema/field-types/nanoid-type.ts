@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { fail, ok, type FieldType } from '../field-type.js';
-import { varcharColumn } from './text-like.js';
 
 const ALPHABET = 'useandom-26T198340PX75pxJACKVERYMINDBUSHWOLF_GQZbfghjklqvwyzrict';
 export const NANOID_LENGTH = 21;
@@ -15,7 +14,7 @@ export function newNanoid(): string {
 
 export const nanoidType: FieldType = {
   name: 'nanoid',
-  columnType: (_def, dialect) => varcharColumn(NANOID_LENGTH, dialect),
+  column: () => ({ kind: 'varchar', length: NANOID_LENGTH }),
   parse: (value) =>
     typeof value === 'string' && /^[A-Za-z0-9_-]{1,21}$/.test(value) ? ok(value) : fail('must be a nanoid'),
   toDb: (value) => value,

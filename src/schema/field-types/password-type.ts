@@ -1,7 +1,6 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import { fail, ok, type FieldType } from '../field-type.js';
-import { varcharColumn } from './text-like.js';
 
 const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
 const KEY_LENGTH = 32;
@@ -24,7 +23,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
 
 export const passwordType: FieldType = {
   name: 'password',
-  columnType: (_def, dialect) => varcharColumn(255, dialect),
+  column: () => ({ kind: 'varchar', length: 255 }),
   parse: (value) =>
     typeof value === 'string' && value.length <= PASSWORD_MAX_LENGTH
       ? ok(value)

@@ -1,11 +1,11 @@
 import type { FieldType } from '../field-type.js';
-import { parseString, varcharColumn } from './text-like.js';
+import { parseString } from './text-like.js';
 
 export const DEFAULT_STRING_LENGTH = 255;
 
 export const stringType: FieldType = {
   name: 'string',
-  columnType: (def, dialect) => varcharColumn(def.length ?? DEFAULT_STRING_LENGTH, dialect),
+  column: (def) => ({ kind: 'varchar', length: def.length ?? DEFAULT_STRING_LENGTH }),
   parse: (value, def) => parseString(value, def, def.length ?? DEFAULT_STRING_LENGTH),
   toDb: (value) => value,
   fromDb: (raw) => String(raw),

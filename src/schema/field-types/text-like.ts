@@ -1,18 +1,5 @@
 import { fail, ok, type Parsed } from '../field-type.js';
-import type { Dialect, FieldDef } from '../types.js';
-
-/** Column type for strings compared by code point on every dialect (see docs/values.md). */
-export function varcharColumn(length: number, dialect: Dialect): string {
-  if (dialect === 'sqlite') return 'text';
-  if (dialect === 'postgres') return `varchar(${length}) collate "C"`;
-  return `varchar(${length})`;
-}
-
-export function longTextColumn(dialect: Dialect): string {
-  if (dialect === 'sqlite') return 'text';
-  if (dialect === 'postgres') return 'text collate "C"';
-  return 'longtext';
-}
+import type { FieldDef } from '../types.js';
 
 /** Length in code points, the unit varchar(n) counts on PostgreSQL and MySQL. */
 export function codePointLength(value: string): number {

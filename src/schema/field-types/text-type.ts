@@ -1,9 +1,9 @@
 import type { FieldType } from '../field-type.js';
-import { longTextColumn, parseString } from './text-like.js';
+import { parseString } from './text-like.js';
 
 export const textType: FieldType = {
   name: 'text',
-  columnType: (_def, dialect) => longTextColumn(dialect),
+  column: () => ({ kind: 'longText' }),
   parse: (value, def) => parseString(value, def),
   toDb: (value) => value,
   fromDb: (raw) => String(raw),

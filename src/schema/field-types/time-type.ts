@@ -2,7 +2,7 @@ import { fail, ok, type FieldType } from '../field-type.js';
 
 export const timeType: FieldType = {
   name: 'time',
-  columnType: (_def, dialect) => (dialect === 'sqlite' ? 'text' : 'time'),
+  column: () => ({ kind: 'time' }),
   parse: (value) => {
     if (typeof value !== 'string') return fail('must be a time HH:MM[:SS]');
     const match = /^([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?$/.exec(value);

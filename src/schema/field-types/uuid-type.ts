@@ -5,7 +5,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export const uuidType: FieldType = {
   name: 'uuid',
-  columnType: (_def, dialect) => (dialect === 'sqlite' ? 'text' : dialect === 'postgres' ? 'uuid' : 'char(36)'),
+  column: () => ({ kind: 'uuid' }),
   parse: (value) => {
     const text = typeof value === 'string' ? value.toLowerCase() : undefined;
     return text !== undefined && UUID.test(text) ? ok(text) : fail('must be a UUID');
