@@ -1,9 +1,9 @@
 import type { Dialect } from '../schema/types.js';
 
 /**
- * What a dialect can do, asked by `sql/` and `store/` instead of comparing dialect names.
- * (Value encodings differ per dialect too: each field type's toDb/fromDb handles those, and
- * DDL in schema/ddl.ts keeps its own table.) A new dialect fails to compile until it is here.
+ * What a dialect can do, asked by `sql/` and `store/` instead of comparing dialect names
+ * (each dialect adapter in db/dialects/ carries its traits beside its DDL, operator SQL and
+ * value encodings). A new dialect fails to compile until it is here.
  */
 export interface DialectTraits {
   /** INSERT/UPDATE/DELETE … RETURNING (MySQL has none: read back or select first). */
