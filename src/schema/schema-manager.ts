@@ -1,7 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { sql, type Transaction } from 'kysely';
 import type { Database, DynamicDb } from '../db/database.js';
-import { withDirectPaused } from '../db/direct-reader.js';
 import { classifyDriverError } from '../db/driver-error.js';
 import { ApiError } from '../errors/api-error.js';
 import { addColumn, alterColumn, createIndexes, dropColumn, dropIndex, renameColumn, setColumnDefault } from './ddl.js';
@@ -377,7 +376,7 @@ export class SchemaManager {
         }
         // SQLite rebuilds tables to drop key columns; that needs foreign keys off, which can
         // only change outside a transaction. The check before commit keeps the data sound.
-        await withDirectPaused(this.database.db, () => this.database.db.connection().execute(async (connection) => {
+        await this.database.executor.paused(() => this.database.db.connection().execute(async (connection) => {
           await sql`pragma foreign_keys = off`.execute(connection);
           try {
             await connection.transaction().execute(async (trx) => {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CHANGES_RETENTION_MS } from '../../src/changes/change-feed.js';
-import { directWritesCommitted } from '../../src/changes/sqlite-direct-write.js';
+import { directWritesCommitted } from '../../src/write-paths/sqlite-direct.js';
 import { DIALECTS } from '../support/test-database.js';
 import { useDialectApp, type TestApi } from '../support/test-app.js';
 import { eventsAfter, inTransaction as inTransactionOf, type ChangeEvent } from '../support/change-event.js';
