@@ -35,9 +35,10 @@ import { bothGrants, grantsOfScopes } from './store/scope.js';
 import { Propagation } from './cluster/propagation.js';
 import { ChangeFeed, DEFAULT_CHANGES_POLL_MS, DEFAULT_CHANGES_RETENTION_MS } from './changes/change-feed.js';
 import { ensureChangesTables } from './changes/changes-table.js';
-import { fusable, fusePostgresOutbox } from './changes/fused-outbox.js';
 import { outboxHook } from './changes/outbox.js';
 import { DEFAULT_WEBHOOK_RETRY_BASE_MS, ensureWebhookTables, WebhookService, type RootCheck } from './webhooks/webhook-service.js';
+import { postgresFusedWrites } from './write-paths/postgres-fused.js';
+import { sqliteDirectWrites } from './write-paths/sqlite-direct.js';
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -222,7 +223,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     }
     await authenticator?.init(config.schemaPollMs);
     await ensureChangesTables(database.db, database.dialect);
-    store.outbox(outboxHook(() => schema.snapshot), database.dialect === 'postgres' ? { accepts: fusable, fuse: fusePostgresOutbox } : undefined);
+    store.outbox(outboxHook(() => schema.snapshot), sqliteDirectWrites(database.executor) ?? (database.dialect === 'postgres' ? postgresFusedWrites : undefined));
     await ensureWebhookTables(database.db, database.dialect);
     store.afterCommit(() => {
       changes.wake();

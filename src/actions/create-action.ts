@@ -61,8 +61,8 @@ export async function createAction(ctx: ActionContext, collection: Collection): 
   const shape = bindReadShape(collection, undefined, undefined, params.appends);
   const { bulk, items } = await bindCreateItems(collection, bodyOrEmpty(ctx.request.body), now, writeFilter(params));
   const options = nestedOptions(params, now);
-  // One flat row is one INSERT … RETURNING: atomic without a transaction (MySQL reads it back, so it keeps one).
-  const single = items.length === 1 && items[0]!.associations.size === 0 && items[0]!.sortFields.length === 0 && ctx.store.traits.returning;
+  // The store decides from these facts how the write runs (one flat row may be one statement).
+  const plan = ctx.store.plan(collection, { action: 'create', items: items.length, associations: items[0]!.associations.size > 0, sortFields: items[0]!.sortFields.length > 0 });
   const rows = await ctx.store.write(
     ctx,
     collection,
@@ -72,7 +72,7 @@ export async function createAction(ctx: ActionContext, collection: Collection): 
       for (const item of items) created.push(item.associations.size === 0 ? (await insertItems(unit, collection, [item]))[0]! : await writeNew(unit, collection, item, options));
       return created;
     },
-    single,
+    plan,
   );
   return createdResult(ctx, collection, shape, rows, bulk);
 }

@@ -25,10 +25,11 @@ export async function updateAction(ctx: ActionContext, collection: Collection, s
   const options = nestedOptions(params, now);
   const { ifMatch } = params;
   if (ifMatch !== undefined && !target.single) throw new ApiError('PRECONDITION_NOT_SINGLE');
-  const single = ifMatch === undefined && target.single && target.keys !== undefined && scope === TRUE_NODE && bound.associations.size === 0 && bound.values.size > 0;
-  if (single && ctx.store.traits.returning) {
+  const oneKey = target.single && target.keys !== undefined && scope === TRUE_NODE;
+  const plan = ctx.store.plan(collection, { action: 'update', oneKey, associations: bound.associations.size > 0, values: bound.values.size > 0, ifMatch: ifMatch !== undefined });
+  if (plan.oneStatement) {
     // One key, flat values: a single UPDATE … RETURNING, atomic by itself.
-    const rows = await ctx.store.write(ctx, collection, (unit) => updateReturning(unit, collection, bound, target.where), true);
+    const rows = await ctx.store.write(ctx, collection, (unit) => updateReturning(unit, collection, bound, target.where), plan);
     if (rows[0] === undefined) throw new ApiError('RECORD_NOT_FOUND', `no ${collection.name} record matches`);
     const written = writtenItems(() => ctx.store.read(ctx), ctx.grants.open, collection, shape, rows);
     const [item] = Array.isArray(written) ? written : await written;

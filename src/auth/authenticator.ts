@@ -177,7 +177,7 @@ export class Authenticator {
     const roles = this.snapshot().get(ROLES);
     if (roles === undefined) return new Map();
     const text = this.#readSqlOf(roles, () => this.database.db.selectFrom(ROLES).select(['name', 'strategy', 'resources']));
-    const rows = await runSql<Record<string, unknown>>(this.database.db, text, []);
+    const rows = await runSql<Record<string, unknown>>(this.database.executor, text, []);
     const fields = ['name', 'strategy', 'resources'].map((name) => roles.fields.get(name)!);
     const scopes = scopeRows(await this.#readScopes());
     return new Map(rows.map((row) => [String(row.name), roleDef(roles.decode(row, fields), scopes)]));
@@ -189,7 +189,7 @@ export class Authenticator {
     if (scopes === undefined) return [];
     const fields = ['id', 'resourceName', 'scope'].map((name) => scopes.fields.get(name)!);
     const text = this.#readSqlOf(scopes, () => this.database.db.selectFrom(SCOPES).select(['id', 'resourceName', 'scope']));
-    return (await runSql<Record<string, unknown>>(this.database.db, text, [])).map((row) => scopes.decode(row, fields));
+    return (await runSql<Record<string, unknown>>(this.database.executor, text, [])).map((row) => scopes.decode(row, fields));
   }
 
   /**
@@ -376,7 +376,7 @@ export class Authenticator {
     if (users === undefined) return undefined;
     // The visible fields and the (hidden) password hash, whose credential the user's tokens must carry.
     const text = this.#readSqlOf(users, () => this.database.db.selectFrom(USERS).select([...users.visible.map((field) => field.name), 'password']).where('id', '=', ''));
-    const [row] = await runSql<Record<string, unknown>>(this.database.db, text, [id], true);
+    const [row] = await runSql<Record<string, unknown>>(this.database.executor, text, [id], true);
     if (row === undefined) {
       this.#users.delete(id);
       return undefined;

@@ -28,7 +28,7 @@ export interface OutboxRow {
  *   so ids follow commit order (two statements: `LAST_INSERT_ID(expr)` carries the counter
  *   into the insert).
  * - SQLite: one writer at a time anyway; ids after the highest written or pruned (SQLITE_LAST_ID), then the insert.
- *   (The direct unit, sqlite-direct-write.ts, does both in one `INSERT … VALUES`.)
+ *   (The direct unit, write-paths/sqlite-direct.ts, does both in one `INSERT … VALUES`.)
  *
  * Values are parameters and the row count the only literal, so the texts repeat and prepared
  * statements are reused.

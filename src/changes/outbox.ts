@@ -3,6 +3,7 @@ import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import { canonical } from '../store/canonical.js';
 import type { Change, ChangeSet } from '../store/change-set.js';
 import type { CommitHook, UnitOfWork } from '../store/unit-of-work.js';
+import { eventEncoder } from './event-encoder.js';
 import { insertOutboxRows, type OutboxRow } from './outbox-insert.js';
 
 export { CHANGES_CHANNEL } from './outbox-insert.js';
@@ -30,10 +31,9 @@ const ACTION_OF = { created: 'create', updated: 'update', deleted: 'destroy' } a
 export function outboxHook(snapshotOf: () => SchemaSnapshot): CommitHook {
   return async (changes, unit) => {
     if (changes.empty) return;
-    const events = await pendingEvents(changes, unit, snapshotOf());
-    if (events.length === 0) return;
+    const rows = await pendingRows(changes, unit, snapshotOf());
+    if (rows.length === 0) return;
     const at = Date.now();
-    const rows = events.map(outboxRowOfEvent);
     for (let start = 0; start < rows.length; start += OUTBOX_INSERT_CHUNK) {
       await insertOutboxRows(unit.db, unit.dialect, rows.slice(start, start + OUTBOX_INSERT_CHUNK), at);
     }
@@ -52,22 +52,29 @@ function outboxRowOfEvent(event: PendingEvent): OutboxRow {
   return { collection: event.collection, action: event.action, key: JSON.stringify(event.key), data: JSON.stringify(event.data) };
 }
 
-async function pendingEvents(changes: ChangeSet, unit: UnitOfWork, snapshot: SchemaSnapshot): Promise<PendingEvent[]> {
-  const events: PendingEvent[] = [];
+/**
+ * The outbox rows of a unit's changes. A row whose every visible column is known goes through
+ * the collection's event encoder (event-encoder.ts, the same texts as decode + JSON.stringify);
+ * a deleted row known by its key alone is built here.
+ */
+async function pendingRows(changes: ChangeSet, unit: UnitOfWork, snapshot: SchemaSnapshot): Promise<OutboxRow[]> {
+  const events: OutboxRow[] = [];
   for (const [name, byKind] of changes.collections()) {
     const collection = snapshot.get(name);
     if (collection === undefined) continue;
     const incomplete = [...byKind.created, ...byKind.updated].filter((change) => !complete(collection, change.after)).map((change) => change.key);
     const fresh = await readBack(unit, collection, incomplete);
+    const encoder = eventEncoder(collection);
     for (const kind of ['created', 'updated'] as const) {
       for (const change of byKind[kind]) {
         const row = complete(collection, change.after) ? change.after! : fresh.get(String(change.key)) ?? change.after;
         // Gone by the end of the unit (created, then deleted): its destroy event says so.
         if (row === undefined) continue;
-        events.push(eventOf(collection, ACTION_OF[kind], change, row));
+        const texts = encoder.js(row, unit.dialect);
+        events.push(texts === undefined ? outboxRowOfEvent(eventOf(collection, ACTION_OF[kind], change, row)) : { collection: collection.name, action: ACTION_OF[kind], key: texts.key, data: texts.data });
       }
     }
-    for (const change of byKind.deleted) events.push(eventOf(collection, 'destroy', change, change.after));
+    for (const change of byKind.deleted) events.push(outboxRowOfEvent(eventOf(collection, 'destroy', change, change.after)));
   }
   return events;
 }

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
 import type { DynamicDb } from '../db/database.js';
+import type { DatabaseExecutor } from '../db/database-executor.js';
 import type { DialectAdapter } from '../db/dialects/dialect-adapter.js';
 import { ApiError } from '../errors/api-error.js';
 import { bumpSchemaVersion, readDefinitions } from './schema-store.js';
@@ -20,8 +21,8 @@ export type ApplyChange = (trx: Trx, defs: CollectionDef[]) => Promise<void>;
  * new version and would keep them, so a second bump with the definition row makes it load
  * again. Where foreign keys were off for the change (SQLite), they are checked before commit.
  */
-export async function runSchemaChange(db: Kysely<DynamicDb>, adapter: DialectAdapter, apply: ApplyChange): Promise<void> {
-  await adapter.ddl.schemaTransaction(db, async (trx) => {
+export async function runSchemaChange(executor: DatabaseExecutor, adapter: DialectAdapter, apply: ApplyChange): Promise<void> {
+  await adapter.ddl.schemaTransaction(executor, async (trx) => {
     await bumpSchemaVersion(trx);
     await applyAndReindex(trx, apply, adapter);
     if (adapter.ddl.commitsDdl) await bumpSchemaVersion(trx);

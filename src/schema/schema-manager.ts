@@ -290,7 +290,7 @@ export class SchemaManager {
     await this.#mutex.run(async () => {
       let failed = false;
       try {
-        await runSchemaChange(this.database.db, this.#adapter, apply);
+        await runSchemaChange(this.database.executor, this.#adapter, apply);
       } catch (error) {
         failed = true;
         throw error;

@@ -1,6 +1,5 @@
 import { CompiledQuery } from 'kysely';
-import { directReaderOf } from '../db/direct-reader.js';
-import { poolRunnerOf } from '../db/pool-runner.js';
+import { DatabaseExecutor } from '../db/database-executor.js';
 import type { StatementNames } from '../db/statement-names.js';
 import type { Dialect } from '../schema/types.js';
 import type { Executor } from './select-rows.js';
@@ -10,18 +9,14 @@ import { SqlPass, type Statement } from './sql-pass.js';
 export const MAX_SHAPES_PER_COLLECTION = 500;
 
 /**
- * Runs SQL text with its values the cheapest way the executor allows: SQLite's direct reader
- * (a read, or one autocommit write), PostgreSQL's pooled runner outside a transaction, else
- * Kysely's executor (`query`: the text's CompiledQuery, when the caller keeps one).
+ * Runs SQL text with its values: on the database's executor (`on` is the root: SQLite's direct
+ * reader, PostgreSQL's pooled runner, see database-executor.ts), else on Kysely's executor of
+ * `on` (a transaction's statements run on its connection). `query`: the text's CompiledQuery,
+ * when the caller keeps one.
  */
-export function runSql<R>(db: Executor, sql: string, params: readonly unknown[], one = false, query?: CompiledQuery): R[] | Promise<R[]> {
-  // SQLite's rows come back at once, without a promise.
-  const rows = directReaderOf(db)?.(sql, params, one);
-  if (rows !== undefined) return rows as R[];
-  // PostgreSQL, outside a transaction: one autocommitted statement on a pooled client.
-  const runner = poolRunnerOf(db);
-  if (runner !== undefined) return runner(sql, params) as Promise<R[]>;
-  return db.executeQuery<R>({ ...(query ?? CompiledQuery.raw(sql)), parameters: params }).then((result) => result.rows);
+export function runSql<R>(on: Executor | DatabaseExecutor, sql: string, params: readonly unknown[], one = false, query?: CompiledQuery): R[] | Promise<R[]> {
+  if (on instanceof DatabaseExecutor) return on.run<R>(sql, params, one, query);
+  return on.executeQuery<R>({ ...(query ?? CompiledQuery.raw(sql)), parameters: params }).then((result) => result.rows);
 }
 
 /**
@@ -39,7 +34,11 @@ type Entry = { sql: string; query: CompiledQuery } | null;
 export class ShapeCache {
   readonly #byOwner = new WeakMap<object, Map<string, Entry>>();
 
-  constructor(private readonly names: StatementNames) {}
+  constructor(
+    private readonly names: StatementNames,
+    /** The database's root executor: a statement on its query builder takes the direct paths. */
+    private readonly executor?: DatabaseExecutor,
+  ) {}
 
   /**
    * Runs a statement (a read, or one autocommit write) written by one pass (`sql-pass.ts`).
@@ -53,7 +52,8 @@ export class ShapeCache {
   async run<R>(db: Executor, owner: object, dialect: Dialect, statement: Statement<R>, one = false): Promise<R[]> {
     const text = this.text(owner, dialect, statement);
     if (text.cached) {
-      const rows = runSql<R>(db, text.sql, text.params, one, text.query);
+      const executor = this.executor;
+      const rows = executor !== undefined && db === executor.kysely ? executor.run<R>(text.sql, text.params, one, text.query) : runSql<R>(db, text.sql, text.params, one, text.query);
       return Array.isArray(rows) ? rows : await rows;
     }
     return (await db.executeQuery<R>({ ...CompiledQuery.raw(text.sql), parameters: text.params })).rows;

@@ -1,19 +1,19 @@
-import { DirectWriteUnavailable, sqliteDirectWrite } from '../changes/sqlite-direct-write.js';
 import type { Database } from '../db/database.js';
 import { classifyDriverError } from '../db/driver-error.js';
 import { ApiError } from '../errors/api-error.js';
 import type { Collection } from '../schema/collection.js';
 import { indexName } from '../schema/index-name.js';
-import { DIALECT_TRAITS, type DialectTraits } from '../sql/dialect-traits.js';
-import { FusedWrites, type FuseWrite } from '../sql/fused-write.js';
+import { DIALECT_TRAITS } from '../sql/dialect-traits.js';
 import { ShapeCache } from '../sql/query-cache.js';
 import type { ChangeSet } from './change-set.js';
 import type { ReferenceSource } from './cascades.js';
 import { loadCursorSecret } from './cursor-secret.js';
-import { indexChanges, isSearchable } from './search-index.js';
+import { indexChanges } from './search-index.js';
 import { SearchStats } from './search-stats.js';
 import { NO_SCOPES, type Grants, type ScopeProvider, type Scopes } from './scope.js';
 import { UnitOfWork, type CommitHook } from './unit-of-work.js';
+import { DirectWriteUnavailable, type WriteFastPath } from './write-fast-path.js';
+import { chooseWriteMode, GENERAL_WRITE, writePlan, type WriteFacts, type WritePlan } from './write-mode.js';
 
 /** Attempts of a write whose transaction hit a deadlock or serialization failure. */
 export const WRITE_ATTEMPTS = 3;
@@ -54,20 +54,23 @@ export class Store {
   /** How common `$search` words are, so searches read the rarest first. */
   readonly searchStats: SearchStats;
   #cursorSecret: Promise<Buffer> | undefined;
-  #outbox: { hook: CommitHook; fused: FusedOutbox | undefined } | undefined;
+  #outbox: { hook: CommitHook; fast: WriteFastPath | undefined } | undefined;
   #fusedWrites = 0;
 
   constructor(
     readonly database: Database,
     readonly options: StoreOptions = {},
   ) {
-    this.shapes = new ShapeCache(database.statementNames);
+    this.shapes = new ShapeCache(database.statementNames, database.executor);
     this.searchStats = new SearchStats(database.db, (error) => options.log?.error({ err: error }, 'counting the rows of a $search word failed (searches still answer, in the given word order)'));
   }
 
-  /** What the database can do (RETURNING, row locks), for plans that choose a fast path. */
-  get traits(): DialectTraits {
-    return DIALECT_TRAITS[this.database.dialect];
+  /**
+   * How a write with these facts runs, from what the database can do (RETURNING) and the
+   * references to `collection`: pass it to `write`. Actions state facts; the store decides.
+   */
+  plan(collection: Collection, facts: WriteFacts): WritePlan {
+    return writePlan(facts, DIALECT_TRAITS[this.database.dialect], collection, this.options.references);
   }
 
   /** The secret list cursors are signed with, loaded (or stored) once. */
@@ -90,13 +93,13 @@ export class Store {
   }
 
   /**
-   * The outbox, a beforeCommit hook, and (PostgreSQL) how a flat one-statement write carries
-   * its event in that statement instead: while the outbox is the only beforeCommit hook, such
-   * writes to a collection `fused.accepts` run as one autocommitted statement (fused-outbox.ts).
+   * The outbox, a beforeCommit hook, and the fast path by which a one-statement write carries
+   * its event without a transaction (write-fast-path.ts): while the outbox is the only
+   * beforeCommit hook, such writes take the fast path's mode (write-mode.ts).
    */
-  outbox(hook: CommitHook, fused?: FusedOutbox): () => void {
+  outbox(hook: CommitHook, fast?: WriteFastPath): () => void {
     const remove = register(this.#beforeCommit, hook);
-    this.#outbox = { hook, fused };
+    this.#outbox = { hook, fast };
     return () => {
       remove();
       if (this.#outbox?.hook === hook) this.#outbox = undefined;
@@ -111,11 +114,6 @@ export class Store {
   /** A hook for every write unit that committed and changed something. Returns a function that removes it. */
   afterCommit(hook: CommitHook): () => void {
     return register(this.#afterCommit, hook);
-  }
-
-  /** Whether a reference points at `collection`: deleting its rows may cascade, so a destroy is never one statement. */
-  referenced(collection: Collection): boolean {
-    return (this.options.references?.(collection).length ?? 0) > 0;
   }
 
   /**
@@ -146,29 +144,20 @@ export class Store {
     caller: UnitCaller,
     collection: Collection,
     work: (unit: UnitOfWork) => Promise<T>,
-    /** The work is one statement, atomic by itself: skip BEGIN/COMMIT (two round trips) unless a beforeCommit hook needs the transaction. */
-    singleStatement = false,
+    /** From `plan`: a one-statement write may skip BEGIN/COMMIT (two round trips) or take a fast path. */
+    plan: WritePlan = GENERAL_WRITE,
   ): Promise<T> {
     const { db, dialect } = this.database;
     for (let attempt = 1; ; attempt++) {
       try {
         let unit!: UnitOfWork;
         let result!: T;
-        const plain = singleStatement && !isSearchable(collection);
-        // SQLite: the statement and the outbox in one synchronous unit (sqlite-direct-write.ts).
-        const outboxOnly = plain && this.#outboxOnly();
-        const oneWrite = outboxOnly ? sqliteDirectWrite(db) : undefined;
-        // PostgreSQL: the outbox event written by the statement itself (fused-outbox.ts).
-        const fuse = outboxOnly && oneWrite === undefined ? this.#fusedOutbox(collection) : undefined;
+        const mode = chooseWriteMode(plan, collection, this.#beforeCommit, this.#outbox);
         let done = false;
-        if (oneWrite !== undefined || fuse !== undefined || (plain && this.#beforeCommit.length === 0)) {
-          // No references: the work is one statement, and a destroy's is one only where none points at the collection (see referenced).
-          unit = new UnitOfWork(db, dialect, caller.grants, caller.request.id, this.shapes, this.searchStats, undefined, oneWrite);
+        if (mode.kind !== 'transaction') {
+          unit = new UnitOfWork(db, dialect, caller.grants, caller.request.id, this.shapes, this.searchStats, undefined, mode);
           unit.actor = caller.request.principal?.user.id ?? null;
-          if (fuse !== undefined) {
-            unit.fused = new FusedWrites(fuse);
-            this.#fusedWrites++;
-          }
+          if (mode.kind === 'postgres-fused') this.#fusedWrites++;
           try {
             result = await work(unit);
             done = true;
@@ -177,7 +166,7 @@ export class Store {
             if (!(error instanceof DirectWriteUnavailable)) throw error;
           }
           // A change without its event would be lost: the work must fuse every row it wrote.
-          if (done && unit.fused !== undefined && unit.fused.events !== changeCount(unit.changes)) throw new Error('a fused write recorded a change its statement wrote no event for');
+          if (done && mode.kind === 'postgres-fused' && mode.events !== changeCount(unit.changes)) throw new Error('a fused write recorded a change its statement wrote no event for');
           // Registered by the work itself: the statement has committed already.
           if (done) {
             for (const hook of unit.hooks().before) {
@@ -212,17 +201,6 @@ export class Store {
     }
   }
 
-  /** Whether the outbox is the only beforeCommit hook: a flat write may then write its event itself. */
-  #outboxOnly(): boolean {
-    return this.#outbox !== undefined && this.#beforeCommit.length === 1 && this.#beforeCommit[0] === this.#outbox.hook;
-  }
-
-  /** How a flat write to `collection` carries its event in its statement (PostgreSQL), when the outbox is the only hook. */
-  #fusedOutbox(collection: Collection): FuseWrite | undefined {
-    const fused = this.#outbox?.fused;
-    return fused !== undefined && fused.accepts(collection) ? fused.fuse : undefined;
-  }
-
   async #committed(caller: UnitCaller, unit: UnitOfWork): Promise<void> {
     if (unit.changes.empty) return;
     const own = unit.hooks().after;
@@ -237,13 +215,6 @@ export class Store {
       }
     }
   }
-}
-
-/** A dialect's way to write the outbox event inside a flat write's own statement. */
-export interface FusedOutbox {
-  /** Whether the event of a write to the collection can be built in the statement. */
-  accepts(collection: Collection): boolean;
-  readonly fuse: FuseWrite;
 }
 
 function changeCount(changes: ChangeSet): number {

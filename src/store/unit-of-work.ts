@@ -1,7 +1,6 @@
 import type { FilterNode } from '../plan/filter-node.js';
 import type { Collection, Row } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
-import type { FusedWrites } from '../sql/fused-write.js';
 import type { ShapeCache } from '../sql/query-cache.js';
 import type { Executor, SqlTarget } from '../sql/select-rows.js';
 import { canonical } from './canonical.js';
@@ -11,6 +10,7 @@ import { ApiError } from '../errors/api-error.js';
 import { TRUE_NODE } from '../plan/filter-node.js';
 import { scoped, scopeWhere, type GrantAction, type Grants, type Scope, type Scopes } from './scope.js';
 import type { SearchStats } from './search-stats.js';
+import { TRANSACTION, type WriteMode } from './write-mode.js';
 
 /** What a statement does to the rows of its collection. */
 export type StatementAction = GrantAction | 'through';
@@ -22,20 +22,11 @@ export type StatementAction = GrantAction | 'through';
 export type CommitHook = (changes: ChangeSet, unit: UnitOfWork) => void | Promise<void>;
 
 /**
- * Runs a unit's one write statement (`sql` with `params`, at most one row) together with
- * everything its commit needs, synchronously, and returns its rows; the caller records them.
- * Set on the SQLite fast path (changes/sqlite-direct-write.ts).
- */
-export type OneWrite = (collection: Collection, kind: 'created' | 'updated', sql: string, params: readonly unknown[]) => Row[];
-
-/**
  * One read or one write: where its statements run (the pool, or the write's transaction),
  * the caller's scopes, and what it changed. Every statement the store runs takes a unit.
  */
 export class UnitOfWork implements SqlTarget {
   readonly changes = new ChangeSet();
-  /** Given by the store for a flat write whose statement writes its own event (store.ts). */
-  fused: FusedWrites | undefined;
   /** The signed-in user the write acts for (null: none), stamped as createdById/updatedById (write-grants.ts). */
   actor: number | string | null = null;
   readonly #beforeCommit: CommitHook[] = [];
@@ -54,8 +45,8 @@ export class UnitOfWork implements SqlTarget {
     readonly searchStats?: SearchStats,
     /** Given, deletes record whole rows (before) and the rows the database cascades to. */
     readonly references?: ReferenceSource,
-    /** Given, the unit's one write statement runs through it (with its commit work). */
-    readonly oneWrite?: OneWrite,
+    /** How the store runs this unit (write-mode.ts); the statement writers follow it (run-write.ts). Read units: TRANSACTION, never asked. */
+    readonly mode: WriteMode = TRANSACTION,
   ) {}
 
   /** The `view` scopes of every restricted collection (appends and association paths read under them). */

@@ -2,13 +2,13 @@ import type { FilterNode } from '../plan/filter-node.js';
 import type { Collection, Field, Row } from '../schema/collection.js';
 import { DIALECT_TRAITS } from '../sql/dialect-traits.js';
 import { filterToSql, whereSql } from '../sql/filter-sql.js';
-import { DirectWriteUnavailable } from '../changes/sqlite-direct-write.js';
 import type { Statement } from '../sql/sql-pass.js';
 import { runWrite } from './run-write.js';
 import { keyFilter } from '../plan/bind-keys.js';
 import { recordCascades } from './cascades.js';
 import { canonical } from './canonical.js';
 import type { StatementAction, UnitOfWork } from './unit-of-work.js';
+import { DirectWriteUnavailable } from './write-fast-path.js';
 
 /**
  * Updates the rows of `collection` matching `where` (inside the caller's scope of `action`:
@@ -42,9 +42,10 @@ export async function deleteWhere(unit: UnitOfWork, collection: Collection, wher
   const scoped = unit.where(collection, where, action);
   const key = collection.key;
   const table = collection.name;
-  if (unit.fused !== undefined) return deleteFused(unit, collection, scoped);
-  // SQLite's one-statement unit runs creates and updates only: a destroy takes the transaction (nothing ran yet).
-  if (unit.oneWrite !== undefined) throw new DirectWriteUnavailable();
+  const mode = unit.mode.kind;
+  if (mode === 'postgres-fused') return deleteFused(unit, collection, scoped);
+  // SQLite's direct unit runs creates and updates only: a destroy takes the transaction (nothing ran yet).
+  if (mode === 'sqlite-direct') throw new DirectWriteUnavailable();
   const condition = (eb: Parameters<typeof filterToSql>[1]) => filterToSql(scoped, eb, unit.dialect, table);
   if (unit.references !== undefined) {
     let query = unit.db.selectFrom(table).select([...new Set([key.name, ...collection.visible.map((field) => field.name)])]).where(condition);
@@ -72,7 +73,7 @@ export async function deleteWhere(unit: UnitOfWork, collection: Collection, wher
 
 /**
  * One statement, `DELETE … RETURNING` the visible columns with the rows' events fused in
- * (PostgreSQL, fused-outbox.ts): the store fuses only a destroy by one key of a collection
+ * (PostgreSQL, write-paths/postgres-fused.ts): the store fuses only a destroy by one key of a collection
  * no reference points at, so no row cascades.
  */
 async function deleteFused(unit: UnitOfWork, collection: Collection, scoped: FilterNode): Promise<unknown[]> {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CHANGES_RETENTION_MS } from '../../src/changes/change-feed.js';
-import { directWritesCommitted } from '../../src/changes/sqlite-direct-write.js';
+import { directWritesCommitted } from '../../src/write-paths/sqlite-direct.js';
 import { DIALECTS } from '../support/test-database.js';
 import { useDialectApp, type TestApi } from '../support/test-app.js';
 import { eventsAfter, inTransaction as inTransactionOf, type ChangeEvent } from '../support/change-event.js';
@@ -8,7 +8,7 @@ import { TYPED_FIELDS } from '../support/typed-fields.js';
 
 /**
  * A flat create and an update by key record the same event, and fail the same way, whether
- * they take SQLite's synchronous unit (changes/sqlite-direct-write.ts: the outbox is the only
+ * they take SQLite's synchronous unit (write-paths/sqlite-direct.ts: the outbox is the only
  * beforeCommit hook) or the transaction path (forced here by a second, empty hook). On the
  * other databases both runs take the transaction path and must agree too.
  */
@@ -155,7 +155,7 @@ for (const dialect of DIALECTS) {
           const t = texts.get(`${action}:${name}-slow`)!;
           expect(f.key).toBe(JSON.stringify(JSON.parse(f.data).id));
           expect(t.key).toBe(JSON.stringify(JSON.parse(t.data).id));
-          // PostgreSQL's fast path is the fused statement, whose texts parse the same but may differ in floats' exponents and json spacing (fused-outbox.ts).
+          // PostgreSQL's fast path is the fused statement, whose texts parse the same but may differ in floats' exponents and json spacing (write-paths/postgres-fused.ts).
           if (dialect === 'postgres') expect(JSON.parse(asSlow(f.data, t.data, `${name}-fast`, `${name}-slow`))).toEqual(JSON.parse(t.data));
           else expect(asSlow(f.data, t.data, `${name}-fast`, `${name}-slow`)).toBe(t.data);
         }

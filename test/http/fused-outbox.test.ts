@@ -5,7 +5,7 @@ import { eventsAfter as eventsAfterOf, inTransaction as inTransactionOf, type Ch
 
 /**
  * PostgreSQL writes the event of a flat create or update in the write's own statement
- * (src/changes/fused-outbox.ts). Its `key` and `data` must be what the transaction path
+ * (src/write-paths/postgres-fused.ts). Its `key` and `data` must be what the transaction path
  * (outbox.ts, in JS) writes: the same writes go through both paths (a no-op beforeCommit
  * hook turns fusing off) and the events read through changes:list must be equal, for every
  * field type and its edge values.

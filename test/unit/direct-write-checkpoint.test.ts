@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.js';
-import { directReaderOf } from '../../src/db/direct-reader.js';
 
 // SQLite's automatic checkpoint runs from the WAL hook, which only a statement stepped to its
 // end calls. A one-row autocommit write on the direct path used to be stepped once and reset:
@@ -26,7 +25,7 @@ describe('direct one-row writes on SQLite keep the WAL checkpointed', () => {
     const { db } = database;
     await sql`create table t (id integer primary key, title text, n integer)`.execute(db);
     await sql`with recursive s(i) as (select 1 union all select i + 1 from s where i < 2000) insert into t (title, n) select 'row ' || i, i from s`.execute(db);
-    const direct = directReaderOf(db)!;
+    const direct = database.executor.direct!;
     expect(direct).toBeDefined();
     // A read stepped once answers its row.
     expect(direct('select id, title from t where id = ?', [7], true)).toEqual([{ id: 7n, title: 'row 7' }]);

@@ -3,6 +3,7 @@ import type { LikeToken } from '../../plan/like-pattern.js';
 import type { Dialect, JsonValue } from '../../schema/types.js';
 import type { DialectTraits } from '../../sql/dialect-traits.js';
 import type { DynamicDb } from '../database.js';
+import type { DatabaseExecutor } from '../database-executor.js';
 import type { ClassifiedError } from '../driver-error.js';
 
 /**
@@ -82,7 +83,7 @@ export interface DialectDdl {
    * Runs one schema change: in a transaction, with foreign keys off on SQLite (a table
    * rebuild needs it, and it can only change outside a transaction).
    */
-  schemaTransaction(db: Kysely<DynamicDb>, body: (trx: Trx) => Promise<void>): Promise<void>;
+  schemaTransaction(executor: DatabaseExecutor, body: (trx: Trx) => Promise<void>): Promise<void>;
   /** Whether the change left rows pointing at missing ones (only SQLite, whose keys were off, can). */
   foreignKeysBroken(trx: Trx): Promise<boolean>;
   /** DDL commits at once (MySQL): a schema change cannot roll its DDL back, and bumps the version twice. */

@@ -58,7 +58,7 @@ export const mysqlAdapter = {
       const found = await sql<{ collation: string | null }>`select collation_name as ${sql.id('collation')} from information_schema.columns where table_schema = database() and table_name = ${table} and column_name = ${column}`.execute(db);
       if (found.rows[0]?.collation !== collation) await sql`alter table ${sql.table(table)} modify ${sql.ref(column)} ${sql.raw(type)}`.execute(db);
     },
-    schemaTransaction: (db, body) => db.transaction().execute(body),
+    schemaTransaction: (executor, body) => executor.kysely.transaction().execute(body),
     foreignKeysBroken: async () => false,
     commitsDdl: true,
   },

@@ -44,7 +44,7 @@ export const postgresAdapter = {
     columnChange: 'alterColumn',
     analyze: (table) => [`analyze ${table}`],
     restateCollation: async () => {},
-    schemaTransaction: (db, body) => db.transaction().execute(body),
+    schemaTransaction: (executor, body) => executor.kysely.transaction().execute(body),
     foreignKeysBroken: async () => false,
     commitsDdl: false,
   },

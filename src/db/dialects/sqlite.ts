@@ -2,7 +2,6 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { likeText } from '../../plan/like-pattern.js';
 import type { JsonValue } from '../../schema/types.js';
 import { DIALECT_TRAITS } from '../../sql/dialect-traits.js';
-import { withDirectPaused } from '../direct-reader.js';
 import { classifyDriverError } from '../driver-error.js';
 import type { DialectAdapter } from './dialect-adapter.js';
 import { formatDecimal, isoText } from './driver-values.js';
@@ -49,9 +48,9 @@ export const sqliteAdapter = {
     // Samples (analysis_limit) rather than reading every index.
     analyze: (table) => ['pragma analysis_limit = 1000', `analyze ${table}`],
     restateCollation: async () => {},
-    schemaTransaction: (db, body) =>
-      withDirectPaused(db, () =>
-        db.connection().execute(async (connection) => {
+    schemaTransaction: (executor, body) =>
+      executor.paused(() =>
+        executor.kysely.connection().execute(async (connection) => {
           await sql`pragma foreign_keys = off`.execute(connection);
           try {
             await connection.transaction().execute(body);
