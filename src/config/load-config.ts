@@ -8,12 +8,14 @@
  * Flags beat env, env beats defaults; an empty env value counts as unset. Every bad value throws a
  * `ConfigError` whose one-line message names the setting as the user wrote it (flag or env name).
  */
-import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { SETTINGS, type Setting } from './settings.js';
-import type { Config, DatabaseConfig, LogLevel } from './config.js';
+import type { Config, LogLevel } from './config.js';
 import { DEFAULT_CONFIG } from './config.js';
 import { ConfigError } from './config-error.js';
+import { parseAllowedHosts, parseCorsOrigins, parseTrustedProxies } from './address-lists.js';
+import { parseDatabaseUrl } from './parse-database-url.js';
+import { quote, type RawSetting as Raw } from './raw-setting.js';
 
 export type Command = 'start' | 'schema-export' | 'help' | 'version';
 
@@ -74,12 +76,6 @@ const LOG_LEVELS: Record<LogLevel, true> = {
 };
 
 const BODY_LIMIT_UNITS: Record<string, number> = { '': 1, kb: 1024, mb: 1024 * 1024 };
-
-/** A raw setting value and the name to blame in an error (the flag, or the env var). */
-interface Raw {
-  value: string;
-  name: string;
-}
 
 type Lookup = (setting: Setting) => Raw | undefined;
 
@@ -150,7 +146,7 @@ function parseArgv(argv: string[]): { command: Command; flags: Map<Setting, Raw>
 
 function buildConfig(lookup: Lookup): Config {
   const poolSize = integer(lookup('CORRAL_DB_POOL_SIZE'), DEFAULT_CONFIG.poolSize, POOL_SIZE_MIN, POOL_SIZE_MAX);
-  const db = database(lookup('DATABASE_URL') ?? { value: DEFAULT_CONFIG.databaseUrl, name: 'DATABASE_URL' }, poolSize);
+  const db = parseDatabaseUrl(lookup('DATABASE_URL') ?? { value: DEFAULT_CONFIG.databaseUrl, name: 'DATABASE_URL' }, poolSize);
   const workers = integer(lookup('CORRAL_WORKERS'), availableParallelism(), WORKERS_MIN, WORKERS_MAX);
   const config: Config = {
     port: integer(lookup('PORT'), DEFAULT_CONFIG.port, PORT_MIN, PORT_MAX),
@@ -183,9 +179,9 @@ function buildConfig(lookup: Lookup): Config {
       DB_STATEMENT_TIMEOUT_MS_MIN,
       DB_STATEMENT_TIMEOUT_MS_MAX,
     ),
-    corsOrigins: corsOrigins(lookup('CORRAL_CORS_ORIGINS')),
-    allowedHosts: allowedHosts(lookup('CORRAL_ALLOWED_HOSTS')),
-    trustedProxies: trustedProxies(lookup('CORRAL_TRUSTED_PROXIES')),
+    corsOrigins: parseCorsOrigins(lookup('CORRAL_CORS_ORIGINS')),
+    allowedHosts: parseAllowedHosts(lookup('CORRAL_ALLOWED_HOSTS')),
+    trustedProxies: parseTrustedProxies(lookup('CORRAL_TRUSTED_PROXIES')),
     // An in-memory database lives in one process: workers would each see their own, empty one.
     workers: db.dialect === 'sqlite' && db.file === ':memory:' ? 1 : workers,
     auth: auth(lookup),
@@ -264,49 +260,6 @@ function host(raw: Raw | undefined): string {
   return raw.value;
 }
 
-/**
- * Accepted: `sqlite:<path>`, `sqlite://<path>` (so `sqlite:///abs/file.db` is absolute),
- * `sqlite::memory:`, `postgres://…`, `postgresql://…`, `mysql://…`, `mariadb://…` (scheme
- * case-insensitive). A SQLite path is taken literally (no percent-decoding). A mariadb URL is
- * rewritten to `mysql://…` so mysql2 accepts it. Error messages never show a password.
- */
-function database(raw: Raw, poolSize: number): DatabaseConfig {
-  const { value, name } = raw;
-  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(value)?.[1]?.toLowerCase();
-  const rest = scheme === undefined ? value : value.slice(scheme.length + 1);
-  switch (scheme) {
-    case 'sqlite': {
-      const file = rest.startsWith('//') ? rest.slice(2) : rest;
-      if (file === '') {
-        throw new ConfigError(`${name} needs a file path after "sqlite:" (or use sqlite::memory:)`);
-      }
-      return { dialect: 'sqlite', file };
-    }
-    case 'postgres':
-    case 'postgresql':
-      return { dialect: 'postgres', url: networkUrl(raw, value, rest), poolSize };
-    case 'mysql':
-    case 'mariadb':
-      return { dialect: 'mysql', url: networkUrl(raw, `mysql:${rest}`, rest), poolSize };
-    default:
-      throw new ConfigError(
-        `${name} must start with sqlite:, postgres://, postgresql://, mysql:// or mariadb:// (got ${quote(redact(value))})`,
-      );
-  }
-}
-
-function networkUrl(raw: Raw, url: string, rest: string): string {
-  if (!rest.startsWith('//')) {
-    throw new ConfigError(`${raw.name} must be a URL like scheme://user:password@host:port/database (got ${quote(redact(raw.value))})`);
-  }
-  try {
-    new URL(url);
-  } catch {
-    throw new ConfigError(`${raw.name} is not a valid URL (got ${quote(redact(raw.value))})`);
-  }
-  return url;
-}
-
 function logLevel(raw: Raw | undefined): LogLevel {
   if (raw === undefined) return DEFAULT_CONFIG.logLevel;
   const level = raw.value.toLowerCase();
@@ -355,55 +308,4 @@ function studio(raw: Raw | undefined, prefix: string): boolean {
   if (raw.value !== 'on' && raw.value !== 'off') throw new ConfigError(`${raw.name} must be on or off (got ${quote(raw.value)})`);
   if (raw.value === 'on' && prefixTakesStudio(prefix)) throw new ConfigError(`${raw.name}=on needs /studio for the studio, but CORRAL_API_PREFIX is ${quote(prefix)}`);
   return raw.value === 'on';
-}
-
-/** Comma-separated entries, spaces around them ignored, empty entries refused. */
-function list(raw: Raw, what: string, valid: (entry: string) => boolean): string[] {
-  const entries = raw.value.split(',').map((entry) => entry.trim());
-  for (const entry of entries) {
-    if (!valid(entry)) throw new ConfigError(`${raw.name} must be a comma-separated list of ${what} (got ${quote(entry)})`);
-  }
-  return entries;
-}
-
-/** Exact origins (`scheme://host[:port]`, as browsers send them), or `*` for any origin. */
-function corsOrigins(raw: Raw | undefined): string[] {
-  if (raw === undefined) return [];
-  return list(raw, 'origins like https://app.example.com, or *', (entry) => {
-    if (entry === '*') return true;
-    try {
-      return new URL(entry).origin === entry;
-    } catch {
-      return false;
-    }
-  });
-}
-
-/** Host names or addresses without a port (`corral.internal`, `10.0.0.5`, `[fd00::1]`), compared without case. */
-function allowedHosts(raw: Raw | undefined): string[] {
-  if (raw === undefined) return [];
-  return list(raw, 'host names without a port', (entry) => /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])$/.test(entry)).map((entry) => entry.toLowerCase());
-}
-
-/** IP addresses or CIDR ranges (`10.0.0.5`, `10.0.0.0/8`, `fd00::/8`): the proxies whose X-Forwarded-For is believed. */
-function trustedProxies(raw: Raw | undefined): string[] {
-  if (raw === undefined) return [];
-  return list(raw, 'IP addresses or CIDR ranges like 10.0.0.0/8', (entry) => {
-    const [address = '', bits, extra] = entry.split('/');
-    const version = isIP(address);
-    if (version === 0 || extra !== undefined) return false;
-    return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128));
-  });
-}
-
-/** Hides the password of a connection URL, even one that does not parse. */
-function redact(value: string): string {
-  // Greedy up to the last '@': a password may itself contain '@' or '/'.
-  return value.replace(/^([^:/]*:\/\/[^:/@]*):.*@/, '$1:***@');
-}
-
-/** JSON quoting keeps the message on one line; long values are cut. */
-function quote(value: string): string {
-  const max = 80;
-  return JSON.stringify(value.length > max ? `${value.slice(0, max)}…` : value);
 }

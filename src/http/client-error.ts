@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import { STATUS_CODES } from 'node:http';
 import { ApiError } from '../errors/api-error.js';
+import { renderError } from './render-error.js';
 
 /**
  * Largest request head (request line and headers) Node's parser accepts. A filter may be
@@ -39,10 +40,11 @@ export function clientErrorToApiError(error: NodeJS.ErrnoException): ApiError {
 export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   if (socket.writable) {
-    const apiError = clientErrorToApiError(error);
-    const body = JSON.stringify({ errors: apiError.entries });
+    const { status, headers, body: envelope } = renderError(clientErrorToApiError(error));
+    const body = JSON.stringify(envelope);
+    const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
     socket.write(
-      `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status] ?? 'Error'}\r\n` +
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n${extra}` +
         `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }

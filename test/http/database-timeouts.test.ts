@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, READYZ_TIMEOUT_MS, type BuiltApp } from '../../src/app.js';
+import { buildApp, type BuiltApp } from '../../src/app.js';
+import { READYZ_TIMEOUT_MS } from '../../src/http/health-routes.js';
 import { toApiError } from '../../src/http/error-body.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/test-database.js';
 import { apiFor, testConfig, type TestApi } from '../support/test-app.js';

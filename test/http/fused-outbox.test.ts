@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useDialectApp, type TestApi } from '../support/test-app.js';
 import { DIALECTS } from '../support/test-database.js';
+import { everyFieldTypeFields } from '../fixtures/every-field-type.js';
 import { eventsAfter as eventsAfterOf, inTransaction as inTransactionOf, type ChangeEvent } from '../support/change-event.js';
 
 /**
@@ -11,23 +12,25 @@ import { eventsAfter as eventsAfterOf, inTransaction as inTransactionOf, type Ch
  * field type and its edge values.
  */
 const FIELDS = [
-  { name: 'str', type: 'string' },
-  { name: 'txt', type: 'text' },
-  { name: 'int', type: 'integer' },
-  { name: 'big', type: 'bigInt' },
-  { name: 'flt', type: 'float' },
-  { name: 'dbl', type: 'double' },
-  { name: 'dec', type: 'decimal', precision: 20, scale: 4 },
-  { name: 'bool', type: 'boolean' },
-  { name: 'at', type: 'date' },
-  { name: 'day', type: 'dateOnly' },
-  { name: 'clock', type: 'time' },
-  { name: 'doc', type: 'json' },
-  { name: 'list', type: 'array' },
-  { name: 'ref', type: 'uuid' },
-  { name: 'tag', type: 'nanoid' },
-  { name: 'rank', type: 'sort' },
-  { name: 'secret', type: 'password' },
+  ...everyFieldTypeFields({
+    string: { name: 'str' },
+    text: { name: 'txt' },
+    integer: { name: 'int' },
+    bigInt: { name: 'big' },
+    float: { name: 'flt' },
+    double: { name: 'dbl' },
+    decimal: { name: 'dec', precision: 20, scale: 4 },
+    boolean: { name: 'bool' },
+    date: { name: 'at' },
+    dateOnly: { name: 'day' },
+    time: { name: 'clock' },
+    json: { name: 'doc' },
+    array: { name: 'list' },
+    uuid: { name: 'ref' },
+    nanoid: { name: 'tag' },
+    sort: { name: 'rank' },
+    password: { name: 'secret' },
+  }),
   { name: 'code', type: 'string', unique: true },
   { name: 'owner', type: 'belongsTo', target: 'owners' },
 ];

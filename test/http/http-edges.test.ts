@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, MAX_BODY_DEPTH, type BuiltApp } from '../../src/app.js';
+import { buildApp, type BuiltApp } from '../../src/app.js';
+import { MAX_BODY_DEPTH } from '../../src/http/body-parsers.js';
 import { MAX_JSON_DEPTH } from '../../src/schema/field-types/json-type.js';
 import { MAX_IN_VALUES } from '../../src/plan/bind-filter.js';
 import { MAX_FILTER_TEXT } from '../../src/request/query-params.js';

@@ -1,3 +1,5 @@
+import { everyFieldTypeFields } from '../fixtures/every-field-type.js';
+
 /**
  * A schema that uses every field type, every relation type and the collection options:
  * the fixture of the OpenAPI validation and the schema export round trip. It is in the form
@@ -40,23 +42,25 @@ export const EVERY_TYPE_SCHEMA: Record<string, unknown>[] = [
     description: 'one column of every scalar type',
     idType: 'bigInt',
     fields: [
-      { name: 'title', type: 'string', minLength: 1, maxLength: 40, defaultValue: 'untitled' },
-      { name: 'body', type: 'text' },
-      { name: 'count', type: 'integer', min: 0, max: 1000 },
-      { name: 'big', type: 'bigInt' },
-      { name: 'ratio', type: 'float' },
-      { name: 'precise', type: 'double' },
-      { name: 'price', type: 'decimal', precision: 10, scale: 2 },
-      { name: 'active', type: 'boolean', defaultValue: true },
-      { name: 'at', type: 'date' },
-      { name: 'day', type: 'dateOnly' },
-      { name: 'clock', type: 'time' },
-      { name: 'meta', type: 'json' },
-      { name: 'list', type: 'array' },
-      { name: 'ref', type: 'uuid' },
-      { name: 'code', type: 'nanoid' },
-      { name: 'pin', type: 'password' },
-      { name: 'position', type: 'sort' },
+      ...everyFieldTypeFields({
+        string: { name: 'title', minLength: 1, maxLength: 40, defaultValue: 'untitled' },
+        text: { name: 'body' },
+        integer: { name: 'count', min: 0, max: 1000 },
+        bigInt: { name: 'big' },
+        float: { name: 'ratio' },
+        double: { name: 'precise' },
+        decimal: { name: 'price', precision: 10, scale: 2 },
+        boolean: { name: 'active', defaultValue: true },
+        date: { name: 'at' },
+        dateOnly: { name: 'day' },
+        time: { name: 'clock' },
+        json: { name: 'meta' },
+        array: { name: 'list' },
+        uuid: { name: 'ref' },
+        nanoid: { name: 'code' },
+        password: { name: 'pin' },
+        sort: { name: 'position' },
+      }),
       { name: 'owner', type: 'belongsTo', target: 'people', onDelete: 'SET NULL' },
       { name: 'manual', type: 'hasOne', target: 'manuals' },
       { name: 'parts', type: 'hasMany', target: 'parts' },

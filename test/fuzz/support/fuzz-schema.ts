@@ -1,3 +1,4 @@
+import { everyFieldTypeFields } from '../../fixtures/every-field-type.js';
 import type { TestApi } from '../../support/test-app.js';
 
 /**
@@ -5,26 +6,28 @@ import type { TestApi } from '../../support/test-app.js';
  * `people` carries all scalar types and the four relations; the others are their targets.
  */
 export const SCALAR_FIELDS = [
-  { name: 'title', type: 'string', length: 40 },
-  { name: 'body', type: 'text' },
-  { name: 'amount', type: 'integer', min: -1000, max: 1000 },
-  { name: 'big', type: 'bigInt' },
-  { name: 'ratio', type: 'float' },
-  { name: 'score', type: 'double' },
-  { name: 'price', type: 'decimal', precision: 8, scale: 2 },
-  { name: 'active', type: 'boolean' },
-  { name: 'seenAt', type: 'date' },
-  { name: 'day', type: 'dateOnly' },
-  { name: 'clock', type: 'time' },
-  { name: 'meta', type: 'json' },
-  { name: 'list', type: 'array' },
-  { name: 'ref', type: 'uuid' },
-  { name: 'code', type: 'nanoid' },
-  { name: 'secret', type: 'password' },
-  { name: 'rank', type: 'sort' },
+  ...everyFieldTypeFields({
+    string: { name: 'title', length: 40 },
+    text: { name: 'body' },
+    integer: { name: 'amount', min: -1000, max: 1000 },
+    bigInt: { name: 'big' },
+    float: { name: 'ratio' },
+    double: { name: 'score' },
+    decimal: { name: 'price', precision: 8, scale: 2 },
+    boolean: { name: 'active' },
+    date: { name: 'seenAt' },
+    dateOnly: { name: 'day' },
+    time: { name: 'clock' },
+    json: { name: 'meta' },
+    array: { name: 'list' },
+    uuid: { name: 'ref' },
+    nanoid: { name: 'code' },
+    password: { name: 'secret' },
+    sort: { name: 'rank' },
+  }),
   { name: 'status', type: 'string', enum: ['draft', 'published'] },
   { name: 'slug', type: 'string', unique: true, pattern: '^[a-z0-9-]*$' },
-] as const;
+];
 
 export const RELATIONS = [
   { name: 'team', type: 'belongsTo', target: 'teams' },

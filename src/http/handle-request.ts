@@ -1,0 +1,152 @@
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { ActionContext, ActionResult } from '../actions/action-context.js';
+import { resolveResource } from '../actions/action-registry.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import { authorize } from '../auth/authorize.js';
+import { API_KEYS } from '../auth/system-collections.js';
+import type { ChangeFeed } from '../changes/change-feed.js';
+import { classifyDriverError } from '../db/driver-error.js';
+import { ApiError } from '../errors/api-error.js';
+import type { ErrorCode } from '../errors/catalogue.js';
+import { mergeKeys, type ApiRequest } from '../request/api-request.js';
+import { parseQueryParams } from '../request/query-params.js';
+import type { SchemaManager } from '../schema/schema-manager.js';
+import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
+import type { Dialect } from '../schema/types.js';
+import { bothGrants, grantsOfScopes } from '../store/scope.js';
+import type { Store } from '../store/store.js';
+import type { RootCheck, WebhookService } from '../webhooks/webhook-service.js';
+import { headerText } from './header-text.js';
+import { checkMethod, restAction } from './method-rules.js';
+import { renderResult } from './render-result.js';
+import { parseResourcePath } from './resource-path.js';
+
+/** What the resource handler works with: the services of one app, nothing else. */
+export interface RequestHandlerParts {
+  /** The API prefix (`/api`): the handler serves `${prefix}/*`. */
+  readonly prefix: string;
+  readonly dialect: Dialect;
+  readonly schema: SchemaManager;
+  readonly store: Store;
+  readonly changes: ChangeFeed;
+  readonly webhooks: WebhookService;
+  /** Absent with CORRAL_AUTH=off. */
+  readonly authenticator: Authenticator | undefined;
+  /** Overrides whether a request comes from root (tests); by default the caller's roles decide. */
+  readonly isRoot: RootCheck | undefined;
+}
+
+/**
+ * The handler of every resource route: path → principal → action run under its grants →
+ * rendered result, run once more when the schema moved under it.
+ */
+export function handleRequest(parts: RequestHandlerParts): (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
+  const { prefix, schema, store, changes, webhooks, authenticator, isRoot } = parts;
+  return async (request, reply) => {
+    const url = request.url;
+    const query = url.indexOf('?');
+    const rawPath = url.slice(prefix.length + 1, query === -1 ? url.length : query);
+    const path = parseResourcePath(rawPath);
+    if (path === undefined) throw new ApiError('ROUTE_NOT_FOUND', `no route for ${request.method} ${prefix}/${rawPath}`);
+    const isPublic = path.association === undefined && path.sourceKey === undefined
+      && ((path.collection === 'auth' && path.action === 'signIn') || (path.collection === 'app' && path.action === 'getInfo'));
+    const principal = authenticator === undefined || isPublic
+      ? undefined
+      : await authenticator.authenticate(request.headers.authorization, headerText(request.headers['x-role']));
+    let used = schema.snapshot;
+    const runAction = async (): Promise<ActionResult> => {
+      const snapshot = schema.snapshot;
+      used = snapshot;
+      const resource = resolveResource(path, snapshot);
+      const action = resource.action(path.action ?? restAction(request.method, path.key !== undefined, resource.toOne));
+      checkMethod(action.kind, request.method);
+      const params = parseQueryParams((request.query ?? {}) as Record<string, unknown>, request.headers);
+      const keys = mergeKeys(path.key, params.filterByTk);
+      const apiRequest: ApiRequest = {
+        id: request.id,
+        method: request.method,
+        path,
+        action: action.name,
+        ...(keys === undefined ? {} : { keys }),
+        params,
+        body: request.body,
+        ...(principal === undefined ? {} : { principal }),
+      };
+      let grants = grantsOfScopes(store.scopesFor(apiRequest, snapshot));
+      // Auth off: everyone is root. Else root is the root role (webhooks are root-only).
+      let root = authenticator === undefined;
+      if (principal !== undefined && authenticator !== undefined) {
+        const access = await authenticator.access(principal);
+        root = access.root;
+        grants = bothGrants(grants, authorize(access, apiRequest, snapshot));
+        if (path.collection === API_KEYS && path.association === undefined && action.name === 'create') {
+          const created = await authenticator.createApiKey(principal, apiRequest.body);
+          return { kind: 'created', item: created, location: [API_KEYS, String(created.id)] };
+        }
+      }
+      const context: ActionContext = {
+        request: apiRequest,
+        store,
+        grants,
+        scopes: grants.view,
+        schema,
+        snapshot,
+        log: request.log,
+        changes,
+        webhooks,
+        isRoot: isRoot ?? (() => root),
+        ...(authenticator === undefined ? {} : { auth: { authenticator, address: request.ip } }),
+      };
+      return action.run(context);
+    };
+    let result: ActionResult;
+    try {
+      result = await runAction();
+    } catch (error) {
+      result = await runAgainIfSchemaMoved(error, runAction, schema, used, parts.dialect, request.log);
+    }
+    return renderResult(result, reply, prefix);
+  };
+}
+
+/**
+ * Another node may change the schema between this node's polls: a statement naming a dropped
+ * or renamed column fails in the database. Such a failure rolled back, so the request is
+ * resolved again against a fresh snapshot and run once more; it then succeeds or answers
+ * what the new schema implies (404 COLLECTION_NOT_FOUND, 400 FILTER_UNKNOWN_FIELD, …).
+ * Called with the first run's failure (the first run is awaited in the handler itself, so a
+ * request that succeeds pays for no wrapper); rethrows it when the schema did not move.
+ */
+export async function runAgainIfSchemaMoved(
+  error: unknown,
+  run: () => Promise<ActionResult>,
+  schema: SchemaManager,
+  used: SchemaSnapshot,
+  dialect: Dialect,
+  log: FastifyBaseLogger,
+): Promise<ActionResult> {
+  let stored: number | undefined;
+  if (error instanceof ApiError) {
+    // A name this node's snapshot does not know may have been created by another worker or
+    // node since its last poll: answer the 4xx only once the snapshot the request used is
+    // known to be current (not the one installed now: another request may have refreshed it).
+    if (!SCHEMA_NAME_ERRORS.has(error.code)) throw error;
+    stored = await schema.newerVersion(used);
+    if (stored === undefined) throw error;
+  } else if (classifyDriverError(error, dialect).kind !== 'schemaMoved') throw error;
+  log.info({ err: error }, 'the schema moved under this request; reloading it and running the request again');
+  await schema.refresh(used, stored);
+  return run();
+}
+
+/** Refusals that a newer schema could turn into success (an unknown collection, field or association). */
+const SCHEMA_NAME_ERRORS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'COLLECTION_NOT_FOUND',
+  'ASSOCIATION_NOT_FOUND',
+  'FIELD_NOT_FOUND',
+  'FILTER_UNKNOWN_FIELD',
+  'SORT_UNKNOWN_FIELD',
+  'FIELDS_UNKNOWN',
+  'APPENDS_UNKNOWN',
+  'VALUE_UNKNOWN_FIELD',
+]);
