@@ -21,6 +21,9 @@ import { jsonDepthOver } from './json-depth.js';
 import { renderResult } from './http/render-result.js';
 import { ALL_METHODS, compileRequestGate } from './http/request-gate.js';
 import { requestLoggerFactory } from './http/request-logger.js';
+import { registerRequestLog, requestLogController } from './http/request-log.js';
+import { registerCompression } from './http/compression.js';
+import { registerMetrics } from './metrics/metrics-routes.js';
 import { REQUEST_ID_PATTERN, requestIdGenerator } from './http/request-id.js';
 import { registerOpenApiRoutes } from './openapi/openapi-routes.js';
 import { registerStudio } from './studio/studio-routes.js';
@@ -156,6 +159,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
     // Our own onRequest hook answers 503 SHUTTING_DOWN in the error envelope instead.
     return503OnClosing: false,
+    logController: requestLogController(),
     // Request heads up to 64 KiB (a 16 KiB filter fits in a URL); a request without Host gets
     // our envelope (below) instead of Node's empty 400.
     http: { maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false, ...requestTimeouts(bodyTimeoutMs) },
@@ -175,6 +179,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       void (reply as FastifyReply).status(apiError.status).send({ errors: apiError.entries });
     },
   });
+  registerRequestLog(app, config.logLevel);
+  await registerCompression(app, config.compression !== false);
   const connections = drainOnShutdown(app.server);
   const database = await openDatabase(config.database, { connectMs: config.dbConnectTimeoutMs, statementMs: config.dbStatementTimeoutMs }, app.log);
   const schema = new SchemaManager(database, app.log);
@@ -250,6 +256,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     });
   }
 
+  const metrics = await registerMetrics(app, { config: config.metrics, prefix: config.apiPrefix, database, schema, changes });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const charset = bodyCharset(request.headers['content-type']);
@@ -415,6 +422,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await webhooks.close();
       await changes.close();
       await app.close();
+      await metrics.close();
       await database.close();
     },
   };

@@ -33,6 +33,8 @@ export interface Database {
   readSnapshot(): Promise<ReadSnapshot>;
   /** Checks that the database answers (for /readyz). */
   ping(): Promise<void>;
+  /** Connections of the pool (PostgreSQL, MySQL) as the driver counts them, for the metrics. */
+  readonly poolUse?: () => PoolUse;
   close(): Promise<void>;
 }
 
@@ -40,6 +42,13 @@ export interface Database {
  * SQLite settings for a server: see docs/configuration.md#sqlite. The busy timeout comes first:
  * switching to WAL takes a lock for a moment, and several workers may open the file at once.
  */
+/** A connection pool's connections: open, idle among them, and requests waiting for one. */
+export interface PoolUse {
+  readonly total: number;
+  readonly idle: number;
+  readonly waiting: number;
+}
+
 export const SQLITE_PRAGMAS = [
   'busy_timeout = 5000',
   'journal_mode = WAL',
@@ -77,7 +86,7 @@ export async function openDatabase(
   log: DatabaseLog = CONSOLE_LOG,
 ): Promise<Database> {
   const statementNames = new StatementNames();
-  const { dialect, kyselyDialect, mysqlCollation, direct, connection, runner } = await makeDialect(config, timeouts, log, statementNames);
+  const { dialect, kyselyDialect, mysqlCollation, direct, connection, runner, poolUse } = await makeDialect(config, timeouts, log, statementNames);
   let statements = 0;
   const db = new Kysely<DynamicDb>({
     dialect: kyselyDialect,
@@ -98,6 +107,7 @@ export async function openDatabase(
     dialect,
     statementNames,
     ...(mysqlCollation === undefined ? {} : { mysqlCollation }),
+    ...(poolUse === undefined ? {} : { poolUse }),
     statements: () => statements,
     readSnapshot: () => openReadSnapshot(db, config),
     ping: async () => {
@@ -112,7 +122,7 @@ async function makeDialect(
   timeouts: DatabaseTimeouts,
   log: DatabaseLog,
   statementNames: StatementNames,
-): Promise<{ dialect: Dialect; kyselyDialect: KyselyDialect; mysqlCollation?: string; direct?: DirectReader; connection?: DirectConnection; runner?: PoolRunner }> {
+): Promise<{ dialect: Dialect; kyselyDialect: KyselyDialect; mysqlCollation?: string; direct?: DirectReader; connection?: DirectConnection; runner?: PoolRunner; poolUse?: () => PoolUse }> {
   switch (config.dialect) {
     case 'sqlite': {
       const { default: SqliteDatabase } = await import('better-sqlite3');
@@ -192,7 +202,8 @@ async function makeDialect(
       // An idle client losing its connection must not crash the process; the pool replaces it.
       pool.on('error', (error) => log.error({ err: error }, 'an idle PostgreSQL connection failed'));
       const naming = namingPool(pool, statementNames, pg.DatabaseError, pg.Query, log);
-      return { dialect: 'postgres', kyselyDialect: new PostgresDialect({ pool: naming.pool, cursor: Cursor }), runner: naming.run };
+      const poolUse = (): PoolUse => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+      return { dialect: 'postgres', kyselyDialect: new PostgresDialect({ pool: naming.pool, cursor: Cursor }), runner: naming.run, poolUse };
     }
     case 'mysql': {
       const mysql = await import('mysql2');
@@ -226,7 +237,10 @@ async function makeDialect(
       const [rows] = await pool.promise().query({ sql: 'select version() as version', timeout: timeouts.connectMs });
       const version = String((rows as { version?: unknown }[])[0]?.version ?? '');
       const mysqlCollation = /mariadb/i.test(version) ? 'utf8mb4_nopad_bin' : 'utf8mb4_0900_bin';
-      return { dialect: 'mysql', kyselyDialect: new MysqlDialect({ pool: withStatementTimeout(pool, timeouts.statementMs) }), mysqlCollation };
+      // mysql2 keeps its counts in fields it does not type (stable since its first pool).
+      const counts = pool as unknown as { _allConnections?: { length: number }; _freeConnections?: { length: number }; _connectionQueue?: { length: number } };
+      const poolUse = (): PoolUse => ({ total: counts._allConnections?.length ?? 0, idle: counts._freeConnections?.length ?? 0, waiting: counts._connectionQueue?.length ?? 0 });
+      return { dialect: 'mysql', kyselyDialect: new MysqlDialect({ pool: withStatementTimeout(pool, timeouts.statementMs) }), mysqlCollation, poolUse };
     }
   }
 }
