@@ -24,6 +24,7 @@ import { requestLoggerFactory } from './http/request-logger.js';
 import { registerRequestLog, requestLogController } from './http/request-log.js';
 import { registerCompression } from './http/compression.js';
 import { registerMetrics } from './metrics/metrics-routes.js';
+import { registerStreamTickets } from './http/stream-ticket-gate.js';
 import { REQUEST_ID_PATTERN, requestIdGenerator } from './http/request-id.js';
 import { registerOpenApiRoutes } from './openapi/openapi-routes.js';
 import { registerStudio } from './studio/studio-routes.js';
@@ -257,6 +258,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   }
 
   const metrics = await registerMetrics(app, { config: config.metrics, prefix: config.apiPrefix, database, schema, changes });
+  if (authenticator !== undefined) registerStreamTickets(app, authenticator, config.apiPrefix);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const charset = bodyCharset(request.headers['content-type']);
