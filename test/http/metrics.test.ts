@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { DIALECTS } from '../support/test-database.js';
@@ -99,6 +100,24 @@ for (const dialect of DIALECTS) {
       expect(sample(text, 'corral_http_requests_total{family="api",action="create",status_class="2xx"}')).toBeGreaterThanOrEqual(50);
       const series = text.split('\n').filter((line) => line.startsWith('corral_http_requests_total{'));
       expect(series.length).toBeLessThan(20);
+    });
+
+    it("is what docs/operations.md lists: the table's metrics and labels, and every metric its queries name", async () => {
+      const page = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+      const rows = [...page.matchAll(/^\| `(corral_\w+)` \| (\w+) \|([^|]*)\|/gm)].map((row) => [row[1], row[2], [...row[3]!.matchAll(/`(\w+)`/g)].map((label) => label[1]).join(',')]);
+      const served = (await ctx.built.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } })).body;
+      const declared = [...served.matchAll(/^# TYPE (corral_\w+) (\w+)$/gm)].map((match) => [match[1], match[2]]);
+      expect(rows.map(([name, type]) => [name, type])).toEqual(declared);
+      for (const [name, , labels] of rows) {
+        const names = new Set<string>();
+        for (const line of served.split('\n')) if (line.startsWith(`${name}{`) || line.startsWith(`${name}_bucket{`)) for (const label of line.matchAll(/(\w+)="/g)) names.add(label[1]!);
+        names.delete('le');
+        // A counter with labels shows no sample before its first count (no server error in this test).
+        if (names.size === 0 && !served.split('\n').some((line) => line.startsWith(`${name} `))) continue;
+        expect([...names].sort().join(','), name).toBe(labels!.split(',').filter(Boolean).sort().join(','));
+      }
+      const queries = [...page.matchAll(/```promql\n([\s\S]*?)```/g)].map((block) => block[1]!).join('\n');
+      for (const [name] of queries.matchAll(/\b(?:corral|process|nodejs)_\w+/g)) expect(served, name).toMatch(new RegExp(`^(# TYPE )?${name}[ {]`, 'm'));
     });
 
     it('counts event streams as subscribers while they are open', async () => {
