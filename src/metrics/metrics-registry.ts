@@ -7,7 +7,10 @@ import { DELIVERIES_TABLE } from '../webhooks/webhook-service.js';
 /** Request durations in seconds: a key lookup takes about a millisecond, a large export seconds. */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-/** The metrics of one app: a registry of its own (several apps in one process, as in tests, do not mix). */
+/**
+ * The metrics of one app: a registry of its own (several apps in one process, as in tests, do not
+ * mix). With several workers, `aggregator` says how the primary combines a gauge (sum by default).
+ */
 export interface Metrics {
   readonly registry: Registry;
   readonly requests: Counter<'family' | 'action' | 'status_class'>;
@@ -74,6 +77,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
     name: 'corral_schema_version',
     help: 'Version of the schema this process serves (every collection or field change adds one)',
     registers: [registry],
+    aggregator: 'max',
     collect() {
       this.set(schema.snapshot.version);
     },
@@ -90,6 +94,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
     name: 'corral_change_feed_lag_events',
     help: 'Events committed that this process has not yet sent to its subscribers (0 without subscribers)',
     registers: [registry],
+    aggregator: 'max',
     async collect() {
       if (changes.subscriberCount === 0) return void this.set(0);
       this.set(Math.max(0, (await changes.lastId()) - changes.position));
@@ -100,6 +105,8 @@ export function createMetrics(sources: MetricsSources): Metrics {
     help: 'Webhook deliveries kept in the database, by status (pending, delivered, failed)',
     labelNames: ['status'] as const,
     registers: [registry],
+    // A count of the database's rows: the same in every worker.
+    aggregator: 'first',
     async collect() {
       const rows = await database.db
         .selectFrom(DELIVERIES_TABLE)

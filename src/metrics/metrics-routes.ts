@@ -1,10 +1,12 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import cluster from 'node:cluster';
 import type { FastifyInstance } from 'fastify';
 import type { MetricsConfig } from '../config/config.js';
 import { ApiError } from '../errors/api-error.js';
 import { createMetrics, type Metrics, type MetricsSources } from './metrics-registry.js';
 import { registerRequestMetrics } from './request-metrics.js';
+import { shareWithPrimary } from './cluster-metrics.js';
+import { listenForScrapes } from './scrape-listener.js';
 
 export interface MetricsOptions extends MetricsSources {
   /** CORRAL_METRICS: undefined when off. */
@@ -53,7 +55,12 @@ export async function registerMetrics(app: FastifyInstance, options: MetricsOpti
     });
     return { close: async () => metrics.registry.clear() };
   }
-  const server = await listen(metrics, config.host, config.port, app);
+  // Several workers: the primary serves the sum of theirs on the address (cluster-metrics.ts).
+  if (cluster.isWorker) {
+    shareWithPrimary(metrics.registry);
+    return { close: async () => metrics.registry.clear() };
+  }
+  const server = await listenForScrapes(config.host, config.port, () => scrape(metrics), (error) => app.log.error({ err: error }, 'reading the metrics failed'));
   const bound = server.address();
   const address = typeof bound === 'object' && bound !== null ? `${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port}` : `${config.host}:${config.port}`;
   app.log.info(`metrics on http://${address}/metrics`);
@@ -64,29 +71,4 @@ export async function registerMetrics(app: FastifyInstance, options: MetricsOpti
       metrics.registry.clear();
     },
   };
-}
-
-/** The separate listener: `GET /metrics` and 404 for anything else. */
-async function listen(metrics: Metrics, host: string, port: number, app: FastifyInstance): Promise<Server> {
-  const server = createServer((request, response) => {
-    const path = (request.url ?? '').split('?')[0];
-    if (path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
-      response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found: metrics are at /metrics\n');
-      return;
-    }
-    scrape(metrics).then(
-      ({ type, body }) => response.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' }).end(request.method === 'HEAD' ? undefined : body),
-      (error: unknown) => {
-        app.log.error({ err: error }, 'reading the metrics failed');
-        response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('reading the metrics failed\n');
-      },
-    );
-  });
-  // The listener must not keep a process alive that is otherwise done.
-  server.unref();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error) => reject(new Error(`CORRAL_METRICS: cannot listen on ${host}:${port} (${error.message})`)));
-    server.listen(port, host, () => resolve());
-  });
-  return server;
 }

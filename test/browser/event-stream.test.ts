@@ -49,13 +49,13 @@ describe.skipIf(!hasBrowser)(`an EventSource with a stream ticket in headless Ch
   it('receives the changes through the ticket, and resumes with a new ticket after the stream drops', async () => {
     const token = (await api.authHeaders()).authorization!.slice('Bearer '.length);
     await browser.page.evaluate((token) => {
-      const page = window as unknown as { seen: unknown[]; follow: (...args: unknown[]) => () => void; stop: () => void };
+      const page = globalThis as unknown as { seen: unknown[]; follow: (...args: unknown[]) => () => void; stop: () => void };
       page.seen = [];
       page.stop = page.follow('posts', { fields: 'id,title' }, token, (event: unknown) => page.seen.push(event));
     }, token);
     const seen = async (n: number): Promise<Array<{ action: string; data: Record<string, unknown> }>> => {
-      await browser.page.waitForFunction((n) => (window as unknown as { seen: unknown[] }).seen.length >= n, n, { timeout: 10_000 });
-      return browser.page.evaluate(() => (window as unknown as { seen: Array<{ action: string; data: Record<string, unknown> }> }).seen);
+      await browser.page.waitForFunction((n) => (globalThis as unknown as { seen: unknown[] }).seen.length >= n, n, { timeout: 10_000 });
+      return browser.page.evaluate(() => (globalThis as unknown as { seen: Array<{ action: string; data: Record<string, unknown> }> }).seen);
     };
     // The stream is open once the server counts a subscriber.
     await expect.poll(() => built.changes.subscriberCount, { timeout: 10_000 }).toBe(1);
@@ -69,6 +69,6 @@ describe.skipIf(!hasBrowser)(`an EventSource with a stream ticket in headless Ch
     expect((await api.post('/api/posts:create', { title: 'second', secret: 'hidden' })).status).toBe(201);
     const both = await seen(2);
     expect(both.map((event) => event.data.title)).toEqual(['first', 'second']);
-    await browser.page.evaluate(() => (window as unknown as { stop: () => void }).stop());
+    await browser.page.evaluate(() => (globalThis as unknown as { stop: () => void }).stop());
   });
 });
