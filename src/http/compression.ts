@@ -25,6 +25,11 @@ type OnSend = (request: FastifyRequest, reply: FastifyReply, payload: unknown, d
  */
 export async function registerCompression(app: FastifyInstance, enabled: boolean): Promise<void> {
   if (!enabled) return;
+  // How many onSend hooks each route had before the plugin added its own: the one after them is the plugin's.
+  const before = new WeakMap<RouteOptions, number>();
+  app.addHook('onRoute', (route: RouteOptions) => {
+    before.set(route, Array.isArray(route.onSend) ? route.onSend.length : route.onSend === undefined ? 0 : 1);
+  });
   await app.register(compress, {
     encodings: [...ENCODINGS],
     threshold: COMPRESSION_THRESHOLD_BYTES,
@@ -33,17 +38,18 @@ export async function registerCompression(app: FastifyInstance, enabled: boolean
   });
   app.addHook('onRoute', (route: RouteOptions) => {
     const hooks = route.onSend;
-    if (!Array.isArray(hooks) || hooks.length === 0) return;
-    const last = hooks.length - 1;
-    const compressing = hooks[last] as unknown as OnSend;
-    hooks[last] = ((request, reply, payload, done) => {
+    const index = before.get(route);
+    // A route the plugin left alone (none today) keeps its hooks as they are.
+    if (!Array.isArray(hooks) || index === undefined || hooks.length !== index + 1) return;
+    const compressing = hooks[index] as unknown as OnSend;
+    hooks[index] = ((request, reply, payload, done) => {
       if (small(payload)) return done(null, payload);
       if (reply.statusCode === 304) {
         retagNotModified(request, reply);
         return done(null, payload);
       }
       compressing(request, reply, payload, (error, sent) => {
-        if (error === null) retag(request, reply);
+        if (error === null) retag(reply);
         done(error, sent);
       });
     }) as OnSend as unknown as onSendHookHandler;
@@ -57,7 +63,7 @@ function small(payload: unknown): boolean {
 }
 
 /** A compressed answer's strong entity tag names its encoding, so no two encodings share a strong tag. */
-function retag(_request: FastifyRequest, reply: FastifyReply): void {
+function retag(reply: FastifyReply): void {
   const tag = reply.getHeader('etag');
   const encoding = reply.getHeader('content-encoding');
   if (typeof tag !== 'string' || tag.startsWith('W/')) return;
