@@ -15,6 +15,10 @@ import { handleRequest } from './http/handle-request.js';
 import { registerHealthRoutes } from './http/health-routes.js';
 import { requestAccess } from './http/request-access.js';
 import { ALL_METHODS, compileRequestGate } from './http/request-gate.js';
+import { registerRequestLog, requestLogController } from './http/request-log.js';
+import { registerCompression } from './http/compression.js';
+import { registerMetrics } from './metrics/metrics-routes.js';
+import { registerStreamTickets } from './http/stream-ticket-gate.js';
 import { registerOpenApiRoutes } from './openapi/openapi-routes.js';
 import { registerStudio } from './studio/studio-routes.js';
 import { SchemaManager } from './schema/schema-manager.js';
@@ -65,6 +69,8 @@ export interface BuildOptions {
 /** The composition root: the only module that sees every other one. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<BuiltApp> {
   const app = Fastify(fastifyOptions(config, options.logStream));
+  registerRequestLog(app, config.logLevel);
+  await registerCompression(app, config.compression !== false);
   const connections = drainOnShutdown(app.server);
   const database = await openDatabase(config.database, { connectMs: config.dbConnectTimeoutMs, statementMs: config.dbStatementTimeoutMs }, app.log);
   const schema = new SchemaManager(database, app.log);
@@ -123,6 +129,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     });
   }
 
+  const metrics = await registerMetrics(app, { config: config.metrics, prefix: config.apiPrefix, database, schema, changes });
+  if (authenticator !== undefined) registerStreamTickets(app, authenticator, config.apiPrefix);
   registerBodyParsers(app);
   let closing = false;
   // Request id, shutdown, method, Host and Origin rules, CORS: one hook (src/http/request-gate.ts).
@@ -143,13 +151,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     closed = true;
     closing = true;
     connections.drain();
-    await stopInOrder({ app, database, schema, auth: authenticator, changes, webhooks, propagation });
+    await stopInOrder({ app, database, schema, auth: authenticator, changes, webhooks, propagation }, metrics);
   };
   return { app, database, schema, store, ...(authenticator === undefined ? {} : { auth: authenticator }), changes, webhooks, propagation, close };
 }
 
 /** Stops what buildApp started: pollers and feeds first, then the server (its in-flight requests), the pool last. */
-async function stopInOrder(parts: Omit<BuiltApp, 'store' | 'close'>): Promise<void> {
+async function stopInOrder(parts: Omit<BuiltApp, 'store' | 'close'>, metrics: { close(): Promise<void> }): Promise<void> {
   parts.schema.stopPolling();
   parts.auth?.stop();
   await parts.propagation.close();
@@ -157,6 +165,7 @@ async function stopInOrder(parts: Omit<BuiltApp, 'store' | 'close'>): Promise<vo
   await parts.webhooks.close();
   await parts.changes.close();
   await parts.app.close();
+  await metrics.close();
   await parts.database.close();
 }
 

@@ -46,7 +46,8 @@ const ACTION_KINDS = {
   set: 'write',
   remove: 'write',
   toggle: 'write',
-  subscribe: 'read',
+  // POST: a ticket to open the stream where no header can be sent (stream-ticket.ts).
+  subscribe: 'readOrPost',
   firstOrCreate: 'write',
   updateOrCreate: 'write',
   query: 'readWithBody',

@@ -1,5 +1,6 @@
 import { toEvent, type ChangeEvent, type ChangeFeed } from '../changes/change-feed.js';
 import { openEventStream } from '../changes/event-stream.js';
+import { STREAM_TICKET_TTL_MS } from '../auth/stream-ticket.js';
 import { ApiError } from '../errors/api-error.js';
 import { bindFilter } from '../plan/bind-filter.js';
 import { bindReadShape } from '../plan/bind-read-shape.js';
@@ -68,6 +69,18 @@ function narrow(row: Item, names: Iterable<string>): Item {
   return out;
 }
 
+/**
+ * `POST /api/<c>:subscribe`: a one-minute ticket that opens this subscription by
+ * `GET /api/<c>:subscribe?ticket=` (same query) without an Authorization header, as a browser's
+ * EventSource must (auth/stream-ticket.ts). With authentication off the stream needs none: the
+ * answer has the same shape, so the same client code runs, and the ticket is not checked.
+ */
+function streamTicket(ctx: ActionContext, collection: Collection): { ticket: string; expiresAt: string } {
+  const { principal } = ctx.request;
+  if (ctx.auth === undefined || principal === undefined) return { ticket: 'none', expiresAt: new Date(Date.now() + STREAM_TICKET_TTL_MS).toISOString() };
+  return ctx.auth.authenticator.streamTickets.issue(principal, collection.name, ctx.request.params);
+}
+
 /** `GET /api/<c>:subscribe`: the collection's events as Server-Sent Events, from `after` (or now). */
 export async function subscribeAction(ctx: ActionContext, collection: Collection): Promise<ActionResult> {
   const feed = feedOf(ctx);
@@ -75,6 +88,7 @@ export async function subscribeAction(ctx: ActionContext, collection: Collection
   const filter = params.filter === undefined ? undefined : bindFilter(params.filter, collection, params.timeZone);
   const fields = params.fields === undefined && params.except === undefined ? undefined : bindReadShape(collection, params.fields, params.except).output.map((field) => field.name);
   const view = eventView(ctx, collection, filter, fields);
+  if (ctx.request.method === 'POST') return { kind: 'item', item: streamTicket(ctx, collection) };
   let after: number;
   if (params.after === undefined) after = await feed.lastId();
   else {

@@ -17,6 +17,7 @@ import { credentialOf, refusal } from './credentials.js';
 import { accountKey, SignInLimiter, type Clock } from './rate-limiter.js';
 import { API_KEYS, ROLES, ROOT_ROLE, SCOPES, USERS } from './system-collections.js';
 import { scopeRows, scopeUses } from './resource-scopes.js';
+import { StreamTickets } from './stream-ticket.js';
 
 const ALGORITHM = 'HS256';
 const ISSUER = 'corral';
@@ -101,6 +102,8 @@ export class Authenticator {
   #scopes = new Map<string, Scopes>();
   #onRevoked: ((jti: string, expiresAt: number) => void) | undefined;
   readonly #limiter: SignInLimiter;
+  /** Tickets that open one event stream without a header (a browser's EventSource; docs/events.md). */
+  readonly streamTickets: StreamTickets;
 
   constructor(
     private readonly database: Database,
@@ -111,6 +114,7 @@ export class Authenticator {
     clock: Clock = Date.now,
   ) {
     this.#limiter = new SignInLimiter(database.db, clock);
+    this.streamTickets = new StreamTickets(() => this.#secret, (jti) => this.#revoked.has(jti), clock);
   }
 
   async init(pollMs: number): Promise<void> {

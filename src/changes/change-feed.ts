@@ -243,6 +243,11 @@ export class ChangeFeed {
     return this.#subscribers.size;
   }
 
+  /** The highest event id this node's reader has handed to its subscribers (the metrics' lag is measured from it). */
+  get position(): number {
+    return this.#last;
+  }
+
   /**
    * A commit happened here or (NOTIFY, another worker) elsewhere: with subscribers, read the
    * outbox FEED_BATCH_MS from now, so the commits of that window reach every subscriber in

@@ -57,6 +57,8 @@ export async function runPrimary(config: Config): Promise<void> {
     process.stdout.write(`${JSON.stringify({ level: LEVELS[level], time: Date.now(), pid: process.pid, role: 'primary', msg })}\n`);
   };
 
+  // Metrics on their own address: the primary serves every worker's, combined (metrics/cluster-metrics.ts).
+  if (config.metrics?.mode === 'address') await (await import('../metrics/cluster-metrics.js')).serveClusterMetrics(config.metrics, (error) => log('error', `reading the workers' metrics failed: ${String(error)}`));
   const slots = new Map<number, Slot>();
   const crashes: number[] = [];
   let shuttingDown = false;

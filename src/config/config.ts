@@ -59,7 +59,14 @@ export interface Config {
    * off by default when CORRAL_API_PREFIX is `/studio` or under it).
    */
   studio?: boolean;
+  /** Prometheus metrics (CORRAL_METRICS): unset means off. */
+  metrics?: MetricsConfig;
+  /** Whether JSON answers over 1 KiB are compressed (CORRAL_COMPRESSION; on when unset). */
+  compression?: boolean;
 }
+
+/** Where `GET /metrics` is served: on the main port behind a bearer token, or on an address of its own. */
+export type MetricsConfig = { readonly mode: 'token'; readonly token: string } | { readonly mode: 'address'; readonly host: string; readonly port: number };
 
 /** Authentication settings (docs/auth.md). */
 export interface AuthConfig {

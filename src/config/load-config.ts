@@ -10,7 +10,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { SETTINGS, type Setting } from './settings.js';
-import type { Config, LogLevel } from './config.js';
+import type { Config, LogLevel, MetricsConfig } from './config.js';
 import { DEFAULT_CONFIG } from './config.js';
 import { ConfigError } from './config-error.js';
 import { parseAllowedHosts, parseCorsOrigins, parseTrustedProxies } from './address-lists.js';
@@ -203,6 +203,13 @@ function buildConfig(lookup: Lookup): Config {
     if (allowPrivate.value !== 'true' && allowPrivate.value !== 'false') throw new ConfigError(`${allowPrivate.name} must be true or false (got ${quote(allowPrivate.value)})`);
     config.webhookAllowPrivate = allowPrivate.value === 'true';
   }
+  const metricsConfig = metrics(lookup('CORRAL_METRICS'), lookup('CORRAL_METRICS_TOKEN'));
+  if (metricsConfig !== undefined) config.metrics = metricsConfig;
+  const compression = lookup('CORRAL_COMPRESSION');
+  if (compression !== undefined) {
+    if (compression.value !== 'on' && compression.value !== 'off') throw new ConfigError(`${compression.name} must be on or off (got ${quote(compression.value)})`);
+    config.compression = compression.value === 'on';
+  }
   const schema = lookup('CORRAL_SCHEMA');
   if (schema !== undefined) config.schemaFile = schema.value;
   const cursorSecret = lookup('CORRAL_CURSOR_SECRET');
@@ -228,6 +235,27 @@ function auth(lookup: Lookup): Config['auth'] {
     result.secret = secret.value;
   }
   return result;
+}
+
+/** A shorter metrics token is easy to guess. */
+export const METRICS_TOKEN_MIN_LENGTH = 16;
+
+/** CORRAL_METRICS=off|on|host:port; `on` needs CORRAL_METRICS_TOKEN (the metrics tell a lot about the service). */
+function metrics(raw: Raw | undefined, token: Raw | undefined): MetricsConfig | undefined {
+  if (raw === undefined || raw.value === 'off') return undefined;
+  if (raw.value === 'on') {
+    if (token === undefined) throw new ConfigError(`${raw.name}=on serves /metrics on the main port, so it needs CORRAL_METRICS_TOKEN (16+ characters), or give ${raw.name} a separate address such as 127.0.0.1:9464`);
+    if (token.value.length < METRICS_TOKEN_MIN_LENGTH) throw new ConfigError(`${token.name} must be at least ${METRICS_TOKEN_MIN_LENGTH} characters`);
+    return { mode: 'token', token: token.value };
+  }
+  // host:port, the host possibly a bracketed IPv6 address.
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(raw.value);
+  const port = match === null ? Number.NaN : Number(match[2]);
+  if (match === null || !(port >= 1 && port <= PORT_MAX)) {
+    throw new ConfigError(`${raw.name} must be off, on, or a listen address host:port such as 127.0.0.1:9464 (got ${quote(raw.value)})`);
+  }
+  const host = match[1]!;
+  return { mode: 'address', host: host.startsWith('[') ? host.slice(1, -1) : host, port };
 }
 
 const CHANGES_POLL_MS_MIN = 10;

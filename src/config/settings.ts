@@ -181,6 +181,24 @@ export const SETTINGS = [
     meaning: "`true` lets webhooks target loopback, private and link-local addresses (never documentation or reserved ranges).",
     help: "true lets webhooks target loopback and private addresses (default false)",
   },
+  {
+    env: 'CORRAL_METRICS',
+    default: "`off`",
+    meaning: "Prometheus metrics at `GET /metrics`: `off`, `on` (on the main port, behind `CORRAL_METRICS_TOKEN`) or a separate listen address `host:port` (no token, e.g. `127.0.0.1:9464`). See [docs/operations.md](docs/operations.md).",
+    help: "off (default) | on (main port, needs CORRAL_METRICS_TOKEN) | host:port",
+  },
+  {
+    env: 'CORRAL_METRICS_TOKEN',
+    default: "none",
+    meaning: "Bearer token `GET /metrics` asks for with `CORRAL_METRICS=on` (16+ characters; required then).",
+    help: "bearer token of /metrics on the main port, 16+ characters",
+  },
+  {
+    env: 'CORRAL_COMPRESSION',
+    default: "`on`",
+    meaning: "`off` turns off gzip and brotli compression of JSON answers larger than 1 KiB (never event streams).",
+    help: "on|off: compress JSON answers over 1 KiB (default on)",
+  },
 ] as const satisfies readonly SettingInfo[];
 
 /** An environment variable Corral reads. */

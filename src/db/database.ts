@@ -36,7 +36,16 @@ export interface Database {
   readSnapshot(): Promise<ReadSnapshot>;
   /** Checks that the database answers (for /readyz). */
   ping(): Promise<void>;
+  /** Connections of the pool (PostgreSQL, MySQL) as the driver counts them, for the metrics. */
+  readonly poolUse?: () => PoolUse;
   close(): Promise<void>;
+}
+
+/** A connection pool's connections: open, idle among them, and requests waiting for one. */
+export interface PoolUse {
+  readonly total: number;
+  readonly idle: number;
+  readonly waiting: number;
 }
 
 /** Where connection-level failures that no request sees are reported. */
@@ -64,7 +73,7 @@ export async function openDatabase(
   log: DatabaseLog = CONSOLE_LOG,
 ): Promise<Database> {
   const statementNames = new StatementNames();
-  const { dialect, kyselyDialect, mysqlCollation, direct, connection, runner } = await makeDialect(config, timeouts, log, statementNames);
+  const { dialect, kyselyDialect, mysqlCollation, direct, connection, runner, poolUse } = await makeDialect(config, timeouts, log, statementNames);
   let statements = 0;
   const db = new Kysely<DynamicDb>({
     dialect: kyselyDialect,
@@ -85,6 +94,7 @@ export async function openDatabase(
     dialect,
     statementNames,
     ...(mysqlCollation === undefined ? {} : { mysqlCollation }),
+    ...(poolUse === undefined ? {} : { poolUse }),
     statements: () => statements,
     readSnapshot: () => openReadSnapshot(db, config),
     ping: async () => {
@@ -102,6 +112,7 @@ export interface OpenedDialect {
   direct?: DirectReader;
   connection?: DirectConnection;
   runner?: PoolRunner;
+  poolUse?: () => PoolUse;
 }
 
 async function makeDialect(
@@ -147,7 +158,10 @@ async function makeDialect(
       const [rows] = await pool.promise().query({ sql: 'select version() as version', timeout: timeouts.connectMs });
       const version = String((rows as { version?: unknown }[])[0]?.version ?? '');
       const mysqlCollation = /mariadb/i.test(version) ? 'utf8mb4_nopad_bin' : 'utf8mb4_0900_bin';
-      return { dialect: 'mysql', kyselyDialect: new MysqlDialect({ pool: withStatementTimeout(pool, timeouts.statementMs) }), mysqlCollation };
+      // mysql2 keeps its counts in fields it does not type (stable since its first pool).
+      const counts = pool as unknown as { _allConnections?: { length: number }; _freeConnections?: { length: number }; _connectionQueue?: { length: number } };
+      const poolUse = (): PoolUse => ({ total: counts._allConnections?.length ?? 0, idle: counts._freeConnections?.length ?? 0, waiting: counts._connectionQueue?.length ?? 0 });
+      return { dialect: 'mysql', kyselyDialect: new MysqlDialect({ pool: withStatementTimeout(pool, timeouts.statementMs) }), mysqlCollation, poolUse };
     }
   }
 }

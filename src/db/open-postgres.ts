@@ -1,6 +1,6 @@
 import { PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type { DatabaseConfig } from '../config/config.js';
-import { CLIENT_TIMEOUT_GRACE_MS, type DatabaseLog, type DatabaseTimeouts, type OpenedDialect } from './database.js';
+import { CLIENT_TIMEOUT_GRACE_MS, type DatabaseLog, type DatabaseTimeouts, type OpenedDialect, type PoolUse } from './database.js';
 import type { PoolRunner } from './pool-runner.js';
 import { instantParser, TIMESTAMPTZ_OID } from './postgres-instant.js';
 import { postgresSchema, searchPathOption } from './postgres-schema.js';
@@ -47,7 +47,8 @@ export async function openPostgres(
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', (error) => log.error({ err: error }, 'an idle PostgreSQL connection failed'));
   const naming = namingPool(pool, statementNames, pg.DatabaseError, pg.Query, log);
-  return { dialect: 'postgres', kyselyDialect: new PostgresDialect({ pool: naming.pool, cursor: Cursor }), runner: naming.run };
+  const poolUse = (): PoolUse => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+  return { dialect: 'postgres', kyselyDialect: new PostgresDialect({ pool: naming.pool, cursor: Cursor }), runner: naming.run, poolUse };
 }
 
 type PgPool = import('pg').Pool;

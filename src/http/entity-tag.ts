@@ -46,15 +46,33 @@ export function parseTagCondition(name: string, value: unknown): TagCondition | 
   return tags;
 }
 
-/** If-None-Match: weak comparison (the `W/` prefix is ignored on both sides). */
+/**
+ * The tag of the same body sent with a content coding (compression.ts): strong tags must differ
+ * between encodings of one representation (RFC 9110 §8.8.3), so the encoding is appended.
+ */
+export function encodedTag(tag: string, encoding: 'br' | 'gzip'): string {
+  return `${tag.slice(0, -1)}-${encoding}"`;
+}
+
+/** A tag as computed here, without the encoding encodedTag appended (a length in hex never ends in `-br` or `-gzip`). */
+function identityTag(given: string): string {
+  if (given.endsWith('-br"')) return `${given.slice(0, -4)}"`;
+  if (given.endsWith('-gzip"')) return `${given.slice(0, -6)}"`;
+  return given;
+}
+
+/** If-None-Match: weak comparison (the `W/` prefix is ignored on both sides), any encoding of the body. */
 export function noneMatch(condition: TagCondition, tag: string): boolean {
   if (condition === '*') return false;
   const opaque = tag.startsWith('W/') ? tag.slice(2) : tag;
-  return !condition.some((given) => (given.startsWith('W/') ? given.slice(2) : given) === opaque);
+  return !condition.some((given) => identityTag(given.startsWith('W/') ? given.slice(2) : given) === opaque);
 }
 
-/** If-Match: strong comparison (a weak tag never matches); `*` matches any current record. */
+/**
+ * If-Match: strong comparison (a weak tag never matches); `*` matches any current record. A
+ * client that read the record compressed holds its encoded tag: the same record, so it matches.
+ */
 export function matches(condition: TagCondition, tag: string): boolean {
   if (condition === '*') return true;
-  return condition.some((given) => given === tag && !given.startsWith('W/'));
+  return condition.some((given) => !given.startsWith('W/') && identityTag(given) === tag);
 }

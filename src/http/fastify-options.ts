@@ -6,6 +6,7 @@ import { ApiError } from '../errors/api-error.js';
 import { answerClientError, MAX_HEADER_BYTES, requestTimeouts } from './client-error.js';
 import { toApiError } from './error-body.js';
 import { renderError } from './render-error.js';
+import { requestLogController } from './request-log.js';
 import { requestLoggerFactory } from './request-logger.js';
 import { REQUEST_ID_PATTERN, requestIdGenerator } from './request-id.js';
 
@@ -32,6 +33,8 @@ export function fastifyOptions(config: Config, logStream?: { write(line: string)
     },
     // Our own onRequest hook answers 503 SHUTTING_DOWN in the error envelope instead.
     return503OnClosing: false,
+    // One line per request from request-log.ts instead of Fastify's two.
+    logController: requestLogController(),
     // Request heads up to 64 KiB (a 16 KiB filter fits in a URL); a request without Host gets
     // our envelope (request-gate.ts) instead of Node's empty 400.
     http: { maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false, ...requestTimeouts(bodyTimeoutMs) },

@@ -164,8 +164,11 @@ export function operation(target: OperationTarget, action: DocumentedAction): Js
     case 'subscribe':
       success = {
         200: {
-          description: 'Server-Sent Events, one per change: `id` is the event id, `data` the JSON {id, collection, action, key, data, at}; resume with after= or Last-Event-ID',
-          content: { 'text/event-stream': { schema: { type: 'string' } } },
+          description: 'GET: Server-Sent Events, one per change: `id` is the event id, `data` the JSON {id, collection, action, key, data, at}; resume with after= or Last-Event-ID. POST (same query): `{data: {ticket, expiresAt}}`, a one-minute ticket that opens this stream by GET with `ticket=` and no Authorization header (a browser\'s EventSource)',
+          content: {
+            'text/event-stream': { schema: { type: 'string' } },
+            'application/json': { schema: dataEnvelope({ type: 'object', required: ['ticket', 'expiresAt'], properties: { ticket: { type: 'string' }, expiresAt: { type: 'string', format: 'date-time' } } }) },
+          },
         },
       };
       break;

@@ -38,7 +38,18 @@ for (const dialect of DIALECTS) {
       const reply = await api.request('GET', '/api/notes:list', undefined, { 'x-request-id': 'quiet-1' });
       expect(reply.status).toBe(200);
       const mine = parsed(lines).filter((line) => line.reqId === 'quiet-1');
-      expect(mine.map((line) => line.msg)).toEqual(logsRequests ? ['incoming request', 'request completed'] : []);
+      expect(mine.map((line) => line.msg)).toEqual(logsRequests ? ['request completed'] : []);
+    });
+
+    it.runIf(logsRequests)('writes method, URL without query values, status, duration and the error code in that line', async () => {
+      lines.length = 0;
+      const reply = await api.request('GET', '/api/notes:list?filter=%7B%22text%22%3A%22secret%20words%22%7D&ticket=abc.def&page=x', undefined, { 'x-request-id': 'line-1' });
+      expect(reply.status).toBe(400);
+      const mine = parsed(lines).filter((line) => line.reqId === 'line-1');
+      expect(mine).toHaveLength(1);
+      expect(mine[0]).toMatchObject({ level: 30, msg: 'request completed', method: 'GET', url: '/api/notes:list?filter&ticket&page', statusCode: 400, code: 'PARAM_INVALID' });
+      expect(typeof mine[0]!.ms).toBe('number');
+      expect(lines.join('\n')).not.toMatch(/secret|abc\.def/);
     });
 
     it('writes a failing request at error level with its request id', async () => {
