@@ -10,6 +10,9 @@ import { openPostgres } from './open-postgres.js';
 import { openSqlite } from './open-sqlite.js';
 import { StatementNames } from './statement-names.js';
 
+/** The SQLite settings, kept importable here (bench/baseline/server.mjs reads them from the build). */
+export { SQLITE_PRAGMAS } from './open-sqlite.js';
+
 /**
  * Tables are defined at run time, so the query builder is typed loosely here and only here:
  * every name that reaches it has passed the schema allowlist first.
