@@ -2,7 +2,7 @@
 // simplest correct way on the token table Corral maintains: the words tokenised by Corral's
 // own tokeniser (so both read the same index), one prefix range per word, the key sets
 // intersected with INTERSECT, then the page and, when the page is full, the count.
-import { TOKEN_END, tokenize } from '../../dist/plan/search-tokens.js';
+import { TOKEN_END, tokenize } from '../../dist/text/search-tokens.js';
 import { SEARCH_TABLE } from '../../dist/schema/search-table.js';
 import { SEARCH_COLLECTION } from '../lib/search-data.mjs';
 

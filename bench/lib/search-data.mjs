@@ -4,7 +4,7 @@
 // rows of Corral's token table, tokenised by Corral's own tokeniser (dist/), so the index is
 // exactly what Corral's write path would have built. Through the API, 100,000 rows take
 // about 20 s on SQLite and 50 s on PostgreSQL; directly, a few seconds.
-import { rowTokens } from '../../dist/plan/search-tokens.js';
+import { rowTokens } from '../../dist/text/search-tokens.js';
 import { SEARCH_TABLE } from '../../dist/schema/search-table.js';
 import { random } from '../seed.mjs';
 import { requestOk } from './proc.mjs';

@@ -1,6 +1,6 @@
 import { ApiError } from '../errors/api-error.js';
-import type { ActionKind } from '../http/method-rules.js';
-import type { ResourcePath } from '../http/resource-path.js';
+import type { ActionKind } from '../request/method-rules.js';
+import type { ResourcePath } from '../request/resource-path.js';
 import type { Collection } from '../schema/collection.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import type { ActionContext, ActionResult } from './action-context.js';

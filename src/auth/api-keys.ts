@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.js';
 import { ApiError } from '../errors/api-error.js';
 import type { Collection } from '../schema/collection.js';
-import { DIALECT_TRAITS } from '../sql/dialect-traits.js';
+import { DIALECT_TRAITS } from '../db/dialects/dialect-traits.js';
 import type { Principal } from './principal.js';
 import { API_KEYS, ROOT_ROLE } from './system-collections.js';
 

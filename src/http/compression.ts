@@ -1,6 +1,6 @@
 import compress from '@fastify/compress';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, RouteOptions } from 'fastify';
-import { encodedTag } from './entity-tag.js';
+import { encodedTag } from '../request/entity-tag.js';
 
 /** Answers smaller than this are sent as they are: compressing them saves too little to pay for itself. */
 export const COMPRESSION_THRESHOLD_BYTES = 1024;

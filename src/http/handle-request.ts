@@ -17,9 +17,9 @@ import { bothGrants, grantsOfScopes } from '../store/scope.js';
 import type { Store } from '../store/store.js';
 import type { RootCheck, WebhookService } from '../webhooks/webhook-service.js';
 import { headerText } from './header-text.js';
-import { checkMethod, restAction } from './method-rules.js';
+import { checkMethod, restAction } from '../request/method-rules.js';
 import { renderResult } from './render-result.js';
-import { parseResourcePath } from './resource-path.js';
+import { parseResourcePath } from '../request/resource-path.js';
 
 /** What the resource handler works with: the services of one app, nothing else. */
 export interface RequestHandlerParts {

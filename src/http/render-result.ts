@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { ActionResult } from '../actions/action-context.js';
-import { entityTag, noneMatch, parseTagCondition } from './entity-tag.js';
+import { entityTag, noneMatch, parseTagCondition } from '../request/entity-tag.js';
 
 /** The `{data, meta}` envelope's meta of a page. */
 export function pageMeta(paging: Extract<ActionResult, { kind: 'page' }>['paging']): Record<string, number | boolean | string | null> {

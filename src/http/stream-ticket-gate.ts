@@ -3,7 +3,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import { STREAM_TICKET_TTL_MS } from '../auth/stream-ticket.js';
 import { ApiError } from '../errors/api-error.js';
 import { parseQueryParams } from '../request/query-params.js';
-import { parseResourcePath } from './resource-path.js';
+import { parseResourcePath } from '../request/resource-path.js';
 
 /**
  * Redeems a stream ticket (`GET <prefix>/<c>:subscribe?ticket=…` without an Authorization

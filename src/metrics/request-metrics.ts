@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ActionName } from '../actions/action-registry.js';
-import { restAction } from '../http/method-rules.js';
-import { parseResourcePath } from '../http/resource-path.js';
+import { restAction } from '../request/method-rules.js';
+import { parseResourcePath } from '../request/resource-path.js';
 import type { Metrics } from './metrics-registry.js';
 
 /** Which part of Corral answered: a closed set, so the label never holds a path. */

@@ -3,7 +3,7 @@ import { isRecord } from '../is-record.js';
 import { END_INSTANT, MIN_INSTANT, parsePeriod, periodDays } from './date-period.js';
 import { and, FALSE_NODE, or, TRUE_NODE, type CompareOp, type FilterNode } from './filter-node.js';
 import { isNullNode, notNullNode, operatorType } from './filter-operands.js';
-import type { TimeZone } from './time-zone.js';
+import type { TimeZone } from '../request/time-zone.js';
 
 export type DateOperator = '$dateOn' | '$dateNotOn' | '$dateBefore' | '$dateNotBefore' | '$dateAfter' | '$dateNotAfter' | '$dateBetween';
 

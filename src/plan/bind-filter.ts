@@ -1,4 +1,4 @@
-import { tokenize } from './search-tokens.js';
+import { tokenize } from '../text/search-tokens.js';
 import { ApiError } from '../errors/api-error.js';
 import { isRecord } from '../is-record.js';
 import type { Collection, Field, Relation } from '../schema/collection.js';
@@ -6,12 +6,12 @@ import { unstorableText } from '../schema/field-types/text-like.js';
 import { arrayCondition, arrayEmpty } from './bind-array-condition.js';
 import { dateCondition } from './bind-date-condition.js';
 import { and, FALSE_NODE, or, TRUE_NODE, type CompareOp, type FilterNode, type LikeOp, type TextOp } from './filter-node.js';
-import { filterLimitError, MAX_FILTER_CONDITIONS, MAX_FILTER_DEPTH, MAX_SEARCH_WORDS } from './filter-limits.js';
+import { filterLimitError, MAX_FILTER_CONDITIONS, MAX_FILTER_DEPTH, MAX_SEARCH_WORDS } from '../request/filter-limits.js';
 import { flag, isNullNode, listOf, negative, not, notNullNode, operatorType, parseValue, TEXT_TYPES } from './filter-operands.js';
 import { matchesNullRow } from './null-row.js';
-import { UTC, type TimeZone } from './time-zone.js';
+import { UTC, type TimeZone } from '../request/time-zone.js';
 
-export { MAX_FILTER_CONDITIONS, MAX_FILTER_DEPTH, MAX_IN_VALUES } from './filter-limits.js';
+export { MAX_FILTER_CONDITIONS, MAX_FILTER_DEPTH, MAX_IN_VALUES } from '../request/filter-limits.js';
 
 const COMPARE: Record<string, CompareOp> = { $gt: 'gt', $gte: 'gte', $lt: 'lt', $lte: 'lte' };
 

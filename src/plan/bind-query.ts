@@ -1,9 +1,9 @@
 import { ApiError } from '../errors/api-error.js';
 import { isRecord } from '../is-record.js';
 import type { Collection, Field, Relation } from '../schema/collection.js';
-import type { TimeZone } from './time-zone.js';
+import type { TimeZone } from '../request/time-zone.js';
 import { bindFilter } from './bind-filter.js';
-import { checkFilterValue } from './filter-limits.js';
+import { checkFilterValue } from '../request/filter-limits.js';
 import { TRUE_NODE, type FilterNode } from './filter-node.js';
 
 /** Most groups a `query` answers (and the default `limit`). */

@@ -1,5 +1,5 @@
 import { isCalendarDate } from '../schema/field-types/date-type.js';
-import { instantToWall, parseTimeZone, wallToInstant, type TimeZone } from './time-zone.js';
+import { instantToWall, parseTimeZone, wallToInstant, type TimeZone } from '../request/time-zone.js';
 
 /** A half-open range of instants [start, end), in epoch milliseconds. */
 export interface Period {

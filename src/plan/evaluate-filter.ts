@@ -1,8 +1,8 @@
-import { matchesSearch } from './search-tokens.js';
+import { matchesSearch } from '../text/search-tokens.js';
 import type { Field, Item } from '../schema/collection.js';
 import { DEFAULT_SCALE } from '../schema/field-types/decimal-type.js';
 import type { ArrayElement, ArrayOp, FilterNode, TextOp } from './filter-node.js';
-import { asciiLower, likeMatches } from './like-pattern.js';
+import { asciiLower, likeMatches } from '../text/like-pattern.js';
 
 /**
  * Canonical values made comparable: Dates to numbers, decimal strings to exact scaled

@@ -1,7 +1,7 @@
 import { ApiError } from '../errors/api-error.js';
 import { isRecord } from '../is-record.js';
 import type { Field } from '../schema/collection.js';
-import { filterLimitError, MAX_IN_VALUES } from './filter-limits.js';
+import { filterLimitError, MAX_IN_VALUES } from '../request/filter-limits.js';
 import { FALSE_NODE, or, TRUE_NODE, type FilterNode } from './filter-node.js';
 
 /** Field types whose values are text the substring and pattern operators can read. */

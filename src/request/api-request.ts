@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal.js';
 import { ApiError } from '../errors/api-error.js';
-import type { ResourcePath } from '../http/resource-path.js';
+import type { ResourcePath } from './resource-path.js';
 import type { KeyInput, QueryParams } from './query-params.js';
 
 /** One request, parsed and typed. Path, query and body stay separate. */

@@ -1,12 +1,12 @@
-import { parseTagCondition, type TagCondition } from '../http/entity-tag.js';
+import { parseTagCondition, type TagCondition } from './entity-tag.js';
 import { ApiError } from '../errors/api-error.js';
-import { checkFilterText, checkFilterValue } from '../plan/filter-limits.js';
-import { parseTimeZone, type TimeZone } from '../plan/time-zone.js';
+import { checkFilterText, checkFilterValue } from './filter-limits.js';
+import { parseTimeZone, type TimeZone } from './time-zone.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 1000;
 export const MAX_KEYS = 1000;
-export { MAX_FILTER_TEXT } from '../plan/filter-limits.js';
+export { MAX_FILTER_TEXT } from './filter-limits.js';
 export const MAX_NAME_LIST = 200;
 
 /** The query parameters Corral knows, parsed and typed; unknown ones are ignored. */

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DynamicDb } from '../db/database.js';
 import type { DialectAdapter } from '../db/dialects/dialect-adapter.js';
 import { systemTable } from '../db/system-table.js';
-import { rowTokens } from '../plan/search-tokens.js';
+import { rowTokens } from '../text/search-tokens.js';
 import type { CollectionDef } from './types.js';
 
 /**

@@ -3,7 +3,7 @@ import type { DateBucket, HavingNode, QueryColumn, QueryPlan } from '../plan/bin
 import { TRUE_NODE } from '../plan/filter-node.js';
 import type { Row } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
-import { DIALECT_TRAITS } from './dialect-traits.js';
+import { DIALECT_TRAITS } from '../db/dialects/dialect-traits.js';
 import { filterToSql, whereSql } from './filter-sql.js';
 import { sortValue, type Executor, type RelatedScope, type SqlTarget } from './select-rows.js';
 

@@ -1,6 +1,6 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { FilterNode } from '../plan/filter-node.js';
-import { likeTokens } from '../plan/like-pattern.js';
+import { likeTokens } from '../text/like-pattern.js';
 import { KEY_ONLY, type SqlPass } from './sql-pass.js';
 
 /**

@@ -2,7 +2,7 @@ import { sql, type Expression, type SqlBool } from 'kysely';
 import type { CompareOp, FilterNode } from '../plan/filter-node.js';
 import type { Relation } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
-import { DIALECT_TRAITS } from './dialect-traits.js';
+import { DIALECT_TRAITS } from '../db/dialects/dialect-traits.js';
 import { arraySql, likeSql, textSql } from './filter-operators.js';
 import { searchSql } from './search-sql.js';
 import { KEY_ONLY, SqlPass, type Eb } from './sql-pass.js';

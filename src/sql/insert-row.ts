@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Collection, Row } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
-import { DIALECT_TRAITS } from './dialect-traits.js';
+import { DIALECT_TRAITS } from '../db/dialects/dialect-traits.js';
 import type { Executor, SqlTarget } from './select-rows.js';
 import type { Statement } from './sql-pass.js';
 

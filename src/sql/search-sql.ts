@@ -1,6 +1,6 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { FilterNode } from '../plan/filter-node.js';
-import { TOKEN_END } from '../plan/search-tokens.js';
+import { TOKEN_END } from '../text/search-tokens.js';
 import { keyColumn, SEARCH_TABLE } from '../schema/search-table.js';
 import { KEY_ONLY, type SqlPass } from './sql-pass.js';
 

@@ -5,7 +5,7 @@ import { TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
 import { sortValueAlias, type ReadPlan } from '../plan/read-plan.js';
 import type { Collection, Field, Row } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
-import { DIALECT_TRAITS } from './dialect-traits.js';
+import { DIALECT_TRAITS } from '../db/dialects/dialect-traits.js';
 import { whereSql } from './filter-sql.js';
 import type { ShapeCache } from './query-cache.js';
 import { KEY_ONLY, SqlPass, type Statement } from './sql-pass.js';

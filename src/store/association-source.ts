@@ -2,7 +2,7 @@ import { ApiError } from '../errors/api-error.js';
 import { parseKeys } from '../plan/bind-keys.js';
 import { FALSE_NODE, type FilterNode } from '../plan/filter-node.js';
 import type { Relation, Row } from '../schema/collection.js';
-import { DIALECT_TRAITS } from '../sql/dialect-traits.js';
+import { DIALECT_TRAITS } from '../db/dialects/dialect-traits.js';
 import { whereSql } from '../sql/filter-sql.js';
 import { canonical } from './canonical.js';
 import type { UnitOfWork } from './unit-of-work.js';

@@ -5,7 +5,7 @@ import type { SortTerm } from '../plan/bind-sort.js';
 import type { JsonValue } from '../schema/types.js';
 import type { Collection, Item, Row } from '../schema/collection.js';
 import { loadAppends } from '../sql/load-appends.js';
-import { DIALECT_TRAITS } from '../sql/dialect-traits.js';
+import { DIALECT_TRAITS } from '../db/dialects/dialect-traits.js';
 import { countRows as countQuery, selectQuery, selectRows } from '../sql/select-rows.js';
 import type { FilterNode } from '../plan/filter-node.js';
 import { ApiError } from '../errors/api-error.js';

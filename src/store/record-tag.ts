@@ -1,5 +1,5 @@
 import { ApiError } from '../errors/api-error.js';
-import { entityTag, matches, recordBody, type TagCondition } from '../http/entity-tag.js';
+import { entityTag, matches, recordBody, type TagCondition } from '../request/entity-tag.js';
 import { bindReadShape } from '../plan/bind-read-shape.js';
 import type { FilterNode } from '../plan/filter-node.js';
 import type { Collection } from '../schema/collection.js';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { FilterNode } from '../plan/filter-node.js';
-import { TOKEN_END } from '../plan/search-tokens.js';
+import { TOKEN_END } from '../text/search-tokens.js';
 import { SEARCH_TABLE } from '../schema/search-table.js';
 import type { Executor } from '../sql/select-rows.js';
 

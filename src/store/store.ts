@@ -3,7 +3,7 @@ import { classifyDriverError } from '../db/driver-error.js';
 import { ApiError } from '../errors/api-error.js';
 import type { Collection } from '../schema/collection.js';
 import { indexName } from '../schema/index-name.js';
-import { DIALECT_TRAITS } from '../sql/dialect-traits.js';
+import { DIALECT_TRAITS } from '../db/dialects/dialect-traits.js';
 import { ShapeCache } from '../sql/query-cache.js';
 import type { ChangeSet } from './change-set.js';
 import type { ReferenceSource } from './cascades.js';

@@ -1,6 +1,6 @@
 import type { Compilable } from 'kysely';
 import type { Collection, Row } from '../schema/collection.js';
-import type { DialectTraits } from '../sql/dialect-traits.js';
+import type { DialectTraits } from '../db/dialects/dialect-traits.js';
 import type { Executor } from '../sql/select-rows.js';
 import type { SqlPass } from '../sql/sql-pass.js';
 import type { ReferenceSource } from './cascades.js';

@@ -1,6 +1,6 @@
 import type { FilterNode } from '../plan/filter-node.js';
 import type { Collection, Field, Row } from '../schema/collection.js';
-import { DIALECT_TRAITS } from '../sql/dialect-traits.js';
+import { DIALECT_TRAITS } from '../db/dialects/dialect-traits.js';
 import { filterToSql, whereSql } from '../sql/filter-sql.js';
 import type { Statement } from '../sql/sql-pass.js';
 import { runWrite } from './run-write.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bindFilter } from '../../src/plan/bind-filter.js';
-import { parseTimeZone } from '../../src/plan/time-zone.js';
+import { parseTimeZone } from '../../src/request/time-zone.js';
 import { filterToSql } from '../../src/sql/filter-sql.js';
 import { evaluateFilter } from '../../src/plan/evaluate-filter.js';
 import type { Collection, Item } from '../../src/schema/collection.js';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MAX_FILTER_CONDITIONS, MAX_FILTER_DEPTH, MAX_FILTER_TEXT, MAX_IN_VALUES, MAX_SEARCH_WORDS } from '../../src/plan/filter-limits.js';
+import { MAX_FILTER_CONDITIONS, MAX_FILTER_DEPTH, MAX_FILTER_TEXT, MAX_IN_VALUES, MAX_SEARCH_WORDS } from '../../src/request/filter-limits.js';
 import { DIALECTS } from '../support/test-database.js';
 import { useDialectApp, type TestApi } from '../support/test-app.js';
 

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { bindFilter } from '../../src/plan/bind-filter.js';
 import { evaluateFilter } from '../../src/plan/evaluate-filter.js';
 import type { Item } from '../../src/schema/collection.js';
-import { parseTimeZone } from '../../src/plan/time-zone.js';
+import { parseTimeZone } from '../../src/request/time-zone.js';
 import { DIALECTS } from '../support/test-database.js';
 import { useDialectApp, type TestApi } from '../support/test-app.js';
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { bindFilter } from '../../src/plan/bind-filter.js';
-import { matchesSearch, tokenize } from '../../src/plan/search-tokens.js';
+import { matchesSearch, tokenize } from '../../src/text/search-tokens.js';
 import { SEARCH_COUNT_CAP } from '../../src/store/search-stats.js';
 import { random } from '../support/filter-arbitraries.js';
 import { DIALECTS } from '../support/test-database.js';

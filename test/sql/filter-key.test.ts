@@ -4,7 +4,7 @@ import { bindFilter } from '../../src/plan/bind-filter.js';
 import { bindSort } from '../../src/plan/bind-sort.js';
 import { TRUE_NODE, type FilterNode } from '../../src/plan/filter-node.js';
 import type { ReadPlan } from '../../src/plan/read-plan.js';
-import { parseTimeZone } from '../../src/plan/time-zone.js';
+import { parseTimeZone } from '../../src/request/time-zone.js';
 import type { Collection, Field, Relation } from '../../src/schema/collection.js';
 import { SchemaSnapshot } from '../../src/schema/schema-snapshot.js';
 import type { CollectionDef, Dialect, FieldDef, RelationDef } from '../../src/schema/types.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bindFilter } from '../../src/plan/bind-filter.js';
 import { FALSE_NODE, TRUE_NODE, type FilterNode } from '../../src/plan/filter-node.js';
-import { parseTimeZone } from '../../src/plan/time-zone.js';
+import { parseTimeZone } from '../../src/request/time-zone.js';
 import { compileCollection } from '../../src/schema/collection.js';
 import { normalizeCollection } from '../../src/schema/normalize-collection.js';
 import type { CollectionDef, Dialect } from '../../src/schema/types.js';

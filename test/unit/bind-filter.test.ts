@@ -3,7 +3,7 @@ import { ApiError } from '../../src/errors/api-error.js';
 import { bindFilter, MAX_FILTER_CONDITIONS, MAX_FILTER_DEPTH, MAX_IN_VALUES } from '../../src/plan/bind-filter.js';
 import { evaluateFilter } from '../../src/plan/evaluate-filter.js';
 import { matchesNullRow } from '../../src/plan/null-row.js';
-import { parseTimeZone } from '../../src/plan/time-zone.js';
+import { parseTimeZone } from '../../src/request/time-zone.js';
 import type { FilterNode } from '../../src/plan/filter-node.js';
 import type { Collection, Item } from '../../src/schema/collection.js';
 import { collectionOf } from '../support/collection-of.js';

@@ -1,6 +1,6 @@
 import * as zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { crc32, crc32Fallback } from '../../src/http/crc32.js';
+import { crc32, crc32Fallback } from '../../src/request/crc32.js';
 
 /** Entity tags must be the same on every node: the JavaScript CRC-32 (Node.js before 20.15) equals zlib's. */
 describe('crc32', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parsePeriod, periodDays } from '../../src/plan/date-period.js';
-import { parseTimeZone, UTC, type TimeZone } from '../../src/plan/time-zone.js';
+import { parseTimeZone, UTC, type TimeZone } from '../../src/request/time-zone.js';
 
 /** The period parser and the time zones it reads periods in: pure, no database. */
 

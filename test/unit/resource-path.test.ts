@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/errors/api-error.js';
-import { parseResourcePath } from '../../src/http/resource-path.js';
+import { parseResourcePath } from '../../src/request/resource-path.js';
 import { mergeKeys } from '../../src/request/api-request.js';
 import { parseQueryParams } from '../../src/request/query-params.js';
 

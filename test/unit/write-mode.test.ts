@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Collection } from '../../src/schema/collection.js';
 import { SchemaSnapshot } from '../../src/schema/schema-snapshot.js';
-import { DIALECT_TRAITS } from '../../src/sql/dialect-traits.js';
+import { DIALECT_TRAITS } from '../../src/db/dialects/dialect-traits.js';
 import type { WriteFastPath } from '../../src/store/write-fast-path.js';
 import { chooseWriteMode, GENERAL_WRITE, SINGLE_STATEMENT, TRANSACTION, writePlan, type PostgresFusedMode, type WriteFacts } from '../../src/store/write-mode.js';
 import { everyFieldTypeDef } from '../fixtures/every-field-type.js';

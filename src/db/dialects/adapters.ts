@@ -5,7 +5,7 @@ import { postgresAdapter } from './postgres.js';
 import { sqliteAdapter } from './sqlite.js';
 
 export type { DialectAdapter } from './dialect-adapter.js';
-export { DIALECT_TRAITS, type DialectTraits } from '../../sql/dialect-traits.js';
+export { DIALECT_TRAITS, type DialectTraits } from './dialect-traits.js';
 
 /** Every dialect has an adapter, or this fails to compile. */
 export const ADAPTERS: Record<Dialect, DialectAdapter> = {

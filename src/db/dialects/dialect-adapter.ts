@@ -1,7 +1,7 @@
 import type { ColumnDefinitionBuilder, Expression, Kysely, RawBuilder, SqlBool, Transaction } from 'kysely';
-import type { LikeToken } from '../../plan/like-pattern.js';
+import type { LikeToken } from '../../text/like-pattern.js';
 import type { Dialect, JsonValue } from '../../schema/types.js';
-import type { DialectTraits } from '../../sql/dialect-traits.js';
+import type { DialectTraits } from './dialect-traits.js';
 import type { DynamicDb } from '../database.js';
 import type { DatabaseExecutor } from '../database-executor.js';
 import type { ClassifiedError } from '../driver-error.js';

@@ -1,6 +1,6 @@
 import { sql, type SqlBool } from 'kysely';
 import type { JsonValue } from '../../schema/types.js';
-import { DIALECT_TRAITS } from '../../sql/dialect-traits.js';
+import { DIALECT_TRAITS } from './dialect-traits.js';
 import { classifyDriverError } from '../driver-error.js';
 import type { DialectAdapter } from './dialect-adapter.js';
 import { toMysqlDateTime } from './driver-values.js';

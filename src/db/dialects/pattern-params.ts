@@ -1,4 +1,4 @@
-import { asciiLower, escapeLike, type LikeToken } from '../../plan/like-pattern.js';
+import { asciiLower, escapeLike, type LikeToken } from '../../text/like-pattern.js';
 
 /**
  * Driver values of the text and pattern operators, shared by the adapters: a LIKE pattern

@@ -1,7 +1,7 @@
 import { sql, type SqlBool } from 'kysely';
-import { likeText } from '../../plan/like-pattern.js';
+import { likeText } from '../../text/like-pattern.js';
 import type { JsonValue } from '../../schema/types.js';
-import { DIALECT_TRAITS } from '../../sql/dialect-traits.js';
+import { DIALECT_TRAITS } from './dialect-traits.js';
 import { classifyDriverError } from '../driver-error.js';
 import type { DialectAdapter } from './dialect-adapter.js';
 import { isoText } from './driver-values.js';

@@ -1,6 +1,6 @@
 /** Longest token kept; longer words are cut (a search word is cut the same way). */
 export const MAX_TOKEN_LENGTH = 64;
-export { MAX_SEARCH_WORDS } from './filter-limits.js';
+export { MAX_SEARCH_WORDS } from '../request/filter-limits.js';
 
 const MARKS = /\p{M}+/gu;
 const SEPARATORS = /[^\p{L}\p{N}]+/u;
