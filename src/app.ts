@@ -363,10 +363,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         const access = await authenticator.access(principal);
         root = access.root;
         grants = bothGrants(grants, authorize(access, apiRequest, snapshot));
-        if (path.collection === API_KEYS && path.association === undefined && action.name === 'create') {
-          const created = await authenticator.createApiKey(principal, apiRequest.body);
-          return { kind: 'created', item: created, location: [API_KEYS, String(created.id)] };
-        }
       }
       const context: ActionContext = {
         request: apiRequest,
