@@ -192,7 +192,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     pollMs: config.changesPollMs ?? DEFAULT_CHANGES_POLL_MS,
     log: app.log,
   });
-  const authenticator = config.auth.enabled ? new Authenticator(database, config.auth, () => schema.snapshot, app.log, options.clock) : undefined;
+  const authenticator = config.auth.enabled ? new Authenticator(database, config.auth, () => schema.snapshot, app.log, options.clock, store.shapes) : undefined;
   const propagation = new Propagation({
     database,
     pollMs: config.schemaPollMs,
@@ -223,7 +223,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await authenticator?.init(config.schemaPollMs);
     await ensureChangesTables(database.db, database.dialect);
     store.outbox(outboxHook(() => schema.snapshot), database.dialect === 'postgres' ? { accepts: fusable, fuse: fusePostgresOutbox } : undefined);
-    await ensureWebhookTables(database.db, database.dialect);
+    await ensureWebhookTables(database, schema.snapshot.get('webhooks'));
     store.afterCommit(() => {
       changes.wake();
       webhooks.wake();

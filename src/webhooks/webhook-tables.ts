@@ -1,6 +1,8 @@
 import type { Db } from '../db/database.js';
 import { createTableRacing } from '../changes/changes-table.js';
-import type { Dialect } from '../schema/types.js';
+import type { Database } from '../db/database.js';
+import type { Collection } from '../schema/collection.js';
+import { moveOldWebhooks } from './webhook-migration.js';
 
 /** Per webhook: its secret (never in the collection's rows, so never in an event), feed cursor and delivery lease. */
 export const STATE_TABLE = 'corral_webhook_state';
@@ -10,7 +12,8 @@ export const DELIVERIES_TABLE = 'corral_webhook_deliveries';
  * The delivery machinery's own tables (the webhook definitions are the `webhooks` collection).
  * The deliveries' generated id is the one dialect-specific column.
  */
-export async function ensureWebhookTables(db: Db, dialect: Dialect): Promise<void> {
+export async function ensureWebhookTables(database: Database, webhooks: Collection | undefined): Promise<void> {
+  const { db, dialect } = database;
   await createTableRacing(db, STATE_TABLE, () =>
     db.schema
       .createTable(STATE_TABLE)
@@ -35,6 +38,7 @@ export async function ensureWebhookTables(db: Db, dialect: Dialect): Promise<voi
       .addColumn('last_error', 'text')
       .execute(),
   );
+  if (webhooks !== undefined) await moveOldWebhooks(database, webhooks);
 }
 
 /** A new webhook's state, written in the same transaction as its row. */
