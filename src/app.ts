@@ -82,7 +82,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const pollMs = config.changesPollMs ?? DEFAULT_CHANGES_POLL_MS;
   const changes = new ChangeFeed(database, { pollMs, retentionMs: config.changesRetentionMs ?? DEFAULT_CHANGES_RETENTION_MS, ...listen, log: app.log });
   const webhooks = new WebhookService(database, changes, { retryBaseMs: config.webhookRetryBaseMs ?? DEFAULT_WEBHOOK_RETRY_BASE_MS, allowPrivate: config.webhookAllowPrivate ?? false, pollMs, log: app.log });
-  const authenticator = config.auth.enabled ? new Authenticator(database, config.auth, () => schema.snapshot, app.log, options.clock) : undefined;
+  const authenticator = config.auth.enabled ? new Authenticator(database, config.auth, () => schema.snapshot, app.log, options.clock, store.shapes) : undefined;
   const propagation = new Propagation({
     database,
     pollMs: config.schemaPollMs,
@@ -102,7 +102,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await authenticator?.init(config.schemaPollMs);
     await ensureChangesTables(database.db, database.dialect);
     store.outbox(outboxHook(() => schema.snapshot), sqliteDirectWrites(database.executor) ?? (database.dialect === 'postgres' ? postgresFusedWrites : undefined));
-    await ensureWebhookTables(database.db, database.dialect);
+    await ensureWebhookTables(database, schema.snapshot.get('webhooks'));
     store.afterCommit(() => {
       changes.wake();
       webhooks.wake();

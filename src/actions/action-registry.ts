@@ -5,10 +5,10 @@ import type { Collection } from '../schema/collection.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import type { ActionContext, ActionResult } from './action-context.js';
 import { appActions } from './app-actions.js';
-import { authActions } from './auth-actions.js';
+import { authActions, createApiKeyAction } from './auth-actions.js';
 import { roleResourcesActions } from './role-resources-actions.js';
 import { resourceScopesActions } from './resource-scopes-actions.js';
-import { SCOPES } from '../auth/system-collections.js';
+import { API_KEYS, SCOPES } from '../auth/system-collections.js';
 import { changesActions, subscribeAction } from './change-actions.js';
 import { deliveryActions, webhookActions } from './webhook-actions.js';
 import { ASSOCIATION_ACTIONS } from './association-actions.js';
@@ -127,7 +127,7 @@ export function resolveResource(path: ResourcePath, snapshot: SchemaSnapshot): R
       action: (action) => {
         const data = Object.hasOwn(DATA_ACTIONS, action) ? DATA_ACTIONS[action as ActionName] : undefined;
         if (data === undefined) throw new ApiError('ACTION_NOT_FOUND', `${name} has no action ${action}`);
-        return { name: action as ActionName, kind: ACTION_KINDS[action as ActionName], run: (ctx) => data(ctx, collection) };
+        return { name: action as ActionName, kind: ACTION_KINDS[action as ActionName], run: (ctx) => (name === API_KEYS && action === 'create' ? createApiKeyAction(ctx, collection) : data(ctx, collection)) };
       },
     };
   }

@@ -1,4 +1,9 @@
 import { ApiError } from '../errors/api-error.js';
+import { apiKeyClaims, newApiKey, tokenHash } from '../auth/api-keys.js';
+import { bindWriteValues, type WriteValues } from '../plan/bind-write-values.js';
+import type { Collection } from '../schema/collection.js';
+import { createAction } from './create-action.js';
+import { insertItems } from '../store/insert-items.js';
 import type { ActionContext, ActionResult } from './action-context.js';
 
 /** `auth:signIn`, `auth:check`, `auth:signOut` (API.md section 9). */
@@ -21,3 +26,29 @@ export const authActions = {
     return { kind: 'none' };
   },
 } satisfies Record<string, (ctx: ActionContext) => Promise<ActionResult>>;
+
+/**
+ * `apiKeys:create` `{name, role, expiresIn?}`, through the store like any write (the caller's
+ * `create` grant on apiKeys, one transaction, one change event): the row is inserted, its
+ * token signed (it names the row), and only the token's digest stored. The answer is
+ * `{id, token}`: the token is shown this once.
+ */
+export async function createApiKeyAction(ctx: ActionContext, collection: Collection): Promise<ActionResult> {
+  const principal = ctx.request.principal;
+  // Auth off: a plain collection.
+  if (ctx.auth === undefined || principal === undefined) return createAction(ctx, collection);
+  const { authenticator } = ctx.auth;
+  const now = new Date();
+  const key = newApiKey(principal, ctx.request.body, now);
+  const bound = await bindWriteValues(collection, key.values, 'create', now);
+  const item: WriteValues = { ...bound, given: key.given.filter((name) => bound.values.has(name)) };
+  const created = await ctx.store.write(ctx, collection, async (unit) => {
+    const [row] = await insertItems(unit, collection, [item]);
+    const id = row![collection.key.name];
+    const token = await authenticator.sign(apiKeyClaims(principal.user.id, id, key.role), key.ttlSeconds);
+    // The digest is not readable (a password field), so the created row already says all.
+    await unit.db.updateTable(collection.name).set({ tokenHash: tokenHash(token) }).where(collection.key.name, '=', id as number).execute();
+    return { id: Number(id), token };
+  });
+  return { kind: 'created', item: created, location: [collection.name, String(created.id)] };
+}

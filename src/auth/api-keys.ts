@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.js';
 import { ApiError } from '../errors/api-error.js';
 import type { Collection } from '../schema/collection.js';
-import { DIALECT_TRAITS } from '../db/dialects/dialect-traits.js';
 import type { Principal } from './principal.js';
 import { API_KEYS, ROOT_ROLE } from './system-collections.js';
 
@@ -36,14 +35,19 @@ export function tokenHash(token: string): string {
   return createHash('sha256').update(token).digest('base64url');
 }
 
-/** `apiKeys:create` (Authenticator.createApiKey): stores the key row and returns its token once. */
-export async function createApiKey(
-  database: Database,
-  keys: Collection,
-  principal: Principal,
-  body: unknown,
-  sign: (claims: Record<string, string>, ttlSeconds: number) => Promise<string>,
-): Promise<{ id: number; token: string }> {
+/** What `apiKeys:create` writes for a body: the row's values, the names the client gave, the key's role and lifetime. */
+export interface NewApiKey {
+  readonly values: Record<string, unknown>;
+  readonly given: readonly string[];
+  readonly role: string;
+  readonly ttlSeconds: number;
+}
+
+/**
+ * Checks an `apiKeys:create` body `{name, role, expiresIn?}` for `principal`: the key acts as
+ * its creator restricted to `role` (one the creator holds); an API key cannot make keys.
+ */
+export function newApiKey(principal: Principal, body: unknown, now: Date): NewApiKey {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiError('BODY_INVALID', 'apiKeys:create needs {"name", "role", "expiresIn"?}');
   const { name, expiresIn } = body as Record<string, unknown>;
   if (typeof name !== 'string' || name === '') throw new ApiError('VALIDATION_FAILED', 'name must be a non-empty string', { field: 'name' });
@@ -52,21 +56,13 @@ export async function createApiKey(
   // NocoBase answers 400 "Role not found" for a role the creator does not hold.
   if (!principal.roles.includes(role) && !principal.roles.includes(ROOT_ROLE)) throw new ApiError('VALIDATION_FAILED', `role not found among your roles: ${role}`, { field: 'role' });
   if (principal.apiKeyId !== undefined) throw new ApiError('FORBIDDEN', 'an API key cannot create API keys');
-  const now = new Date();
-  const values: Record<string, unknown> = { name, role, roleName: role, expiresIn: expiresIn === 'never' ? null : ttl, expiresAt: new Date(now.getTime() + ttl * 1000), userId: principal.user.id, createdAt: now, updatedAt: now };
-  const row: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(values)) {
-    const field = keys.fields.get(key);
-    if (value !== null && field !== undefined) row[key] = field.type.toDb(value, database.dialect);
-  }
-  const { db } = database;
-  // apiKeys has integer ids (SQLite may hand them back as BigInt).
-  const id = Number(DIALECT_TRAITS[database.dialect].returning
-    ? (await db.insertInto(API_KEYS).values(row).returning('id').executeTakeFirstOrThrow()).id
-    : (await db.insertInto(API_KEYS).values(row).executeTakeFirstOrThrow()).insertId);
-  const token = await sign({ sub: String(principal.user.id), key: String(id), roleName: role }, ttl);
-  await db.updateTable(API_KEYS).set({ tokenHash: tokenHash(token) }).where('id', '=', id).execute();
-  return { id, token };
+  const values = { name, role, roleName: role, expiresIn: expiresIn === 'never' ? null : ttl, expiresAt: new Date(now.getTime() + ttl * 1000).toISOString(), userId: principal.user.id };
+  return { values, given: ['name', 'role', ...(expiresIn === undefined ? [] : ['expiresIn'])], role, ttlSeconds: ttl };
+}
+
+/** The claims of a key's token: it acts as `userId` with `role`, and names its row (checked on every request). */
+export function apiKeyClaims(userId: unknown, keyId: unknown, role: string): Record<string, string> {
+  return { sub: String(userId), key: String(keyId), roleName: role };
 }
 
 /**

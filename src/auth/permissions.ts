@@ -9,6 +9,7 @@ import type { Principal } from './principal.js';
 import { withUser } from './user-variables.js';
 import { ownsRows, OWNER_COLUMN, resourceScope, strategyAction } from './role-strategy.js';
 import { scopedFilter, scopeRef, type ScopeRow } from './resource-scopes.js';
+import { WEBHOOKS } from '../webhooks/webhook-definitions.js';
 import { API_KEYS, GRANT_ACTIONS, ROLES, ROOT_ROLE, SCOPES, USERS } from './system-collections.js';
 
 /** Bound scope sets kept per node (by schema version, user, roles, collection and action). */
@@ -90,6 +91,8 @@ export function roleDef(row: Record<string, unknown>, scopes: ReadonlyMap<number
 /** The grant of one role for (collection, action), or undefined when it grants nothing. */
 function grantOf(role: RoleDef, collection: string, action: GrantAction): Grant | undefined {
   if (role.name === ROOT_ROLE) return {};
+  // Webhooks (their targets) are root's alone: no grant reaches them, nor their change events.
+  if (collection === WEBHOOKS) return undefined;
   const resource = role.resources.get(collection);
   if (resource !== undefined) return resource.get(action);
   if (PROTECTED.has(collection)) return undefined;

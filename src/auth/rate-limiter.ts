@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Db } from '../db/database.js';
 import { ApiError } from '../errors/api-error.js';
 import { FAILURES_TABLE } from './auth-tables.js';
+import type { Clock } from './ttl-cache.js';
 
 /** Failed sign-ins allowed per account, and per client address, inside one window. */
 export const ACCOUNT_FAILURES = 5;
@@ -10,8 +11,7 @@ export const FAILURE_WINDOW_MS = 15 * 60 * 1000;
 /** How often a process deletes failures older than the window. */
 export const PRUNE_FAILURES_EVERY_MS = 10 * 60 * 1000;
 
-/** Milliseconds since the epoch; injected so tests move time instead of sleeping. */
-export type Clock = () => number;
+export type { Clock } from './ttl-cache.js';
 
 /** The account a sign-in names: the user once resolved, else the spelling (lower case, hashed to a fixed length). */
 export function accountKey(userId: unknown, spelling: string): string {

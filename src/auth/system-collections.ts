@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/database.js';
 import { hashPassword } from '../schema/field-types/password-type.js';
 import type { SchemaManager } from '../schema/schema-manager.js';
+import { WEBHOOKS_DEFINITION } from '../webhooks/webhook-definitions.js';
 
 export const USERS = 'users';
 export const ROLES = 'roles';
@@ -68,6 +69,8 @@ const DEFINITIONS: readonly Record<string, unknown>[] = [
       { name: 'scope', type: 'json' },
     ],
   },
+  // Root-only (permissions.ts); its secrets live beside the delivery state (src/webhooks/).
+  WEBHOOKS_DEFINITION,
 ];
 
 /**

@@ -3,7 +3,6 @@ import type { ActionContext, ActionResult } from '../actions/action-context.js';
 import { resolveResource } from '../actions/action-registry.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import { authorize } from '../auth/authorize.js';
-import { API_KEYS } from '../auth/system-collections.js';
 import type { ChangeFeed } from '../changes/change-feed.js';
 import { classifyDriverError } from '../db/driver-error.js';
 import { ApiError } from '../errors/api-error.js';
@@ -79,10 +78,6 @@ export function handleRequest(parts: RequestHandlerParts): (request: FastifyRequ
         const access = await authenticator.access(principal);
         root = access.root;
         grants = bothGrants(grants, authorize(access, apiRequest, snapshot));
-        if (path.collection === API_KEYS && path.association === undefined && action.name === 'create') {
-          const created = await authenticator.createApiKey(principal, apiRequest.body);
-          return { kind: 'created', item: created, location: [API_KEYS, String(created.id)] };
-        }
       }
       const context: ActionContext = {
         request: apiRequest,

@@ -2,7 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { ChangeFeed } from '../changes/change-feed.js';
 import type { Database } from '../db/database.js';
 import type { SchemaManager } from '../schema/schema-manager.js';
-import { DELIVERIES_TABLE } from '../webhooks/webhook-service.js';
+import { DELIVERIES_TABLE } from '../webhooks/webhook-tables.js';
 
 /** Request durations in seconds: a key lookup takes about a millisecond, a large export seconds. */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

@@ -1,17 +1,16 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
-import type { Database, Db } from '../db/database.js';
+import type { Database } from '../db/database.js';
 import { ApiError } from '../errors/api-error.js';
 import type { ChangeFeed, FeedLog } from '../changes/change-feed.js';
-import { createTableRacing } from '../changes/changes-table.js';
 import { toEvent } from '../changes/change-feed.js';
 import { SerialRun } from '../changes/serial-run.js';
 import type { ApiRequest } from '../request/api-request.js';
-import type { Dialect } from '../schema/types.js';
-import { checkWebhookUrl, postEvent } from './webhook-url.js';
+import { WEBHOOKS } from './webhook-definitions.js';
+import { DELIVERIES_TABLE, STATE_TABLE } from './webhook-tables.js';
+import { postEvent } from './webhook-url.js';
 
-export const WEBHOOKS_TABLE = 'corral_webhooks';
-export const DELIVERIES_TABLE = 'corral_webhook_deliveries';
+export { ensureWebhookTables } from './webhook-tables.js';
+
 /** Attempts per event before it is given up (status `failed`). */
 export const MAX_WEBHOOK_ATTEMPTS = 10;
 /** A receiver that has not answered in this long has failed the attempt. */
@@ -21,16 +20,6 @@ export const DEFAULT_WEBHOOK_RETRY_BASE_MS = 10_000;
 export const WEBHOOK_LEASE_MS = 30_000;
 /** Events enqueued per webhook per pass. */
 const ENQUEUE_PAGE = 100;
-const ACTIONS = ['create', 'update', 'destroy'] as const;
-
-/** A webhook as the API returns it: never the secret. */
-export interface WebhookItem {
-  id: number;
-  url: string;
-  collections: string[];
-  actions: string[] | null;
-  active: boolean;
-}
 
 export interface DeliveryItem {
   id: number;
@@ -50,60 +39,27 @@ export interface WebhookOptions {
 
 type Raw = Record<string, unknown>;
 
-function idColumn(dialect: Dialect) {
-  return dialect === 'postgres' ? ('serial' as const) : ('integer' as const);
+/** A JSON column as the driver returns it: text (SQLite, MySQL) or already parsed (PostgreSQL). */
+function json(value: unknown): unknown {
+  return typeof value === 'string' ? JSON.parse(value) : value;
 }
 
-export async function ensureWebhookTables(db: Db, dialect: Dialect): Promise<void> {
-  const text = dialect === 'mysql' ? sql`longtext` : sql`text`;
-  const create = (run: () => Promise<unknown>, table: string): Promise<void> => createTableRacing(db, table, run);
-  await create(
-    () =>
-      db.schema
-        .createTable(WEBHOOKS_TABLE)
-        .ifNotExists()
-        .addColumn('id', idColumn(dialect), (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
-        .addColumn('url', 'varchar(2048)', (c) => c.notNull())
-        .addColumn('collections', text, (c) => c.notNull())
-        .addColumn('actions', text)
-        .addColumn('secret', 'varchar(512)', (c) => c.notNull())
-        .addColumn('active', 'integer', (c) => c.notNull())
-        .addColumn('cursor', 'bigint', (c) => c.notNull())
-        .addColumn('lease_owner', 'varchar(64)')
-        .addColumn('lease_until', 'bigint')
-        .execute(),
-    WEBHOOKS_TABLE,
-  );
-  await create(
-    () =>
-      db.schema
-        .createTable(DELIVERIES_TABLE)
-        .ifNotExists()
-        .addColumn('id', idColumn(dialect), (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
-        .addColumn('webhook_id', 'integer', (c) => c.notNull())
-        .addColumn('event_id', 'bigint', (c) => c.notNull())
-        .addColumn('status', 'varchar(16)', (c) => c.notNull())
-        .addColumn('attempts', 'integer', (c) => c.notNull())
-        .addColumn('next_at', 'bigint', (c) => c.notNull())
-        .addColumn('last_error', text)
-        .execute(),
-    DELIVERIES_TABLE,
-  );
+/** A webhook's definition row and its state, as the delivery loop reads them (raw driver values). */
+function hookOf(row: Raw): { url: string; secret: string; collections: string[]; actions: string[] | null; active: boolean; cursor: number } {
+  const actions = json(row.actions);
+  return {
+    url: String(row.url),
+    secret: String(row.secret),
+    collections: json(row.collections) as string[],
+    actions: actions === null || actions === undefined ? null : (actions as string[]),
+    active: row.active === true || Number(row.active) === 1,
+    cursor: Number(row.cursor),
+  };
 }
 
 /** `sha256=<hex HMAC-SHA256 of body keyed with secret>`. */
 export function signature(secret: string, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-}
-
-function stringList(value: unknown, name: string, allowed?: readonly string[]): string[] {
-  if (!Array.isArray(value) || value.length === 0 || !value.every((entry) => typeof entry === 'string' && entry !== '')) {
-    throw new ApiError('VALIDATION_FAILED', `${name} must be a non-empty array of names`, { field: name });
-  }
-  if (allowed !== undefined && !value.every((entry) => allowed.includes(entry as string))) {
-    throw new ApiError('VALIDATION_FAILED', `${name} may hold ${allowed.join(', ')}`, { field: name });
-  }
-  return value as string[];
 }
 
 /** The root-only seam of `webhooks`: whether this request comes from root (see BuildOptions.isRoot). */
@@ -146,7 +102,7 @@ export class WebhookService {
     await this.#passes.idle();
     // Let another node take over at once.
     await this.database.db
-      .updateTable(WEBHOOKS_TABLE)
+      .updateTable(STATE_TABLE)
       .set({ lease_owner: null, lease_until: null })
       .where('lease_owner', '=', this.#node)
       .execute()
@@ -164,99 +120,35 @@ export class WebhookService {
 
   // --- the resource -------------------------------------------------------------------
 
-  #item(row: Raw): WebhookItem {
-    return {
-      id: Number(row.id),
-      url: String(row.url),
-      collections: JSON.parse(String(row.collections)) as string[],
-      actions: row.actions === null || row.actions === undefined ? null : (JSON.parse(String(row.actions)) as string[]),
-      active: Number(row.active) === 1,
-    };
+  /** A webhook was created or changed: the loop looks at the webhooks again at its next wake. */
+  touched(): void {
+    this.#anyActive = true;
   }
 
-  async list(): Promise<WebhookItem[]> {
-    const rows = await this.database.db.selectFrom(WEBHOOKS_TABLE).selectAll().orderBy('id').execute();
-    return rows.map((row) => this.#item(row as Raw));
+  /** The feed's last event id: a new webhook receives the events committed after it. */
+  cursorNow(): Promise<number> {
+    return this.feed.lastId();
   }
 
-  async get(id: number): Promise<WebhookItem> {
-    const row = await this.database.db.selectFrom(WEBHOOKS_TABLE).selectAll().where('id', '=', id).executeTakeFirst();
+  /** 404 RECORD_NOT_FOUND unless webhook `id` exists. */
+  async #exists(id: number): Promise<void> {
+    const row = await this.database.db.selectFrom(WEBHOOKS).select('id').where('id', '=', id).executeTakeFirst();
     if (row === undefined) throw new ApiError('RECORD_NOT_FOUND', `no webhook ${id}`);
-    return this.#item(row as Raw);
   }
 
-  async create(body: unknown): Promise<WebhookItem> {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiError('BODY_INVALID', 'a webhook is an object');
-    const input = body as Raw;
-    for (const name of Object.keys(input)) {
-      if (!['url', 'collections', 'actions', 'secret', 'active'].includes(name)) throw new ApiError('VALUE_UNKNOWN_FIELD', `webhooks have no field ${name}`, { field: name });
-    }
-    const url = await checkWebhookUrl(input.url, this.options.allowPrivate);
-    const collections = stringList(input.collections, 'collections');
-    const actions = input.actions === undefined || input.actions === null ? null : stringList(input.actions, 'actions', ACTIONS);
-    if (typeof input.secret !== 'string' || input.secret.length < 8) throw new ApiError('VALIDATION_FAILED', 'secret must be a string of at least 8 characters', { field: 'secret' });
-    const active = input.active === undefined ? true : input.active;
-    if (typeof active !== 'boolean') throw new ApiError('VALIDATION_FAILED', 'active must be a boolean', { field: 'active' });
-    // New webhooks receive the events committed from now on.
-    const cursor = await this.feed.lastId();
-    const values = { url, collections: JSON.stringify(collections), actions: actions === null ? null : JSON.stringify(actions), secret: input.secret, active: active ? 1 : 0, cursor };
-    const { db } = this.database;
-    let id: number;
-    if (this.database.dialect === 'mysql') {
-      const result = await db.insertInto(WEBHOOKS_TABLE).values(values).executeTakeFirst();
-      id = Number(result.insertId);
-    } else {
-      const row = await db.insertInto(WEBHOOKS_TABLE).values(values).returning('id').executeTakeFirstOrThrow();
-      id = Number(row.id);
-    }
-    this.#anyActive = true;
-    return this.get(id);
-  }
-
-  async update(id: number, body: unknown): Promise<WebhookItem> {
-    await this.get(id);
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiError('BODY_INVALID', 'a webhook update is an object');
-    const input = body as Raw;
-    const set: Raw = {};
-    for (const [name, value] of Object.entries(input)) {
-      switch (name) {
-        case 'url':
-          set.url = await checkWebhookUrl(value, this.options.allowPrivate);
-          break;
-        case 'collections':
-          set.collections = JSON.stringify(stringList(value, 'collections'));
-          break;
-        case 'actions':
-          set.actions = value === null ? null : JSON.stringify(stringList(value, 'actions', ACTIONS));
-          break;
-        case 'secret':
-          if (typeof value !== 'string' || value.length < 8) throw new ApiError('VALIDATION_FAILED', 'secret must be a string of at least 8 characters', { field: 'secret' });
-          set.secret = value;
-          break;
-        case 'active':
-          if (typeof value !== 'boolean') throw new ApiError('VALIDATION_FAILED', 'active must be a boolean', { field: 'active' });
-          set.active = value ? 1 : 0;
-          break;
-        case 'id':
-          break;
-        default:
-          throw new ApiError('VALUE_UNKNOWN_FIELD', `webhooks have no field ${name}`, { field: name });
-      }
-    }
-    if (Object.keys(set).length > 0) await this.database.db.updateTable(WEBHOOKS_TABLE).set(set).where('id', '=', id).execute();
-    this.#anyActive = true;
-    return this.get(id);
-  }
-
-  async destroy(id: number): Promise<number> {
-    const { db } = this.database;
-    await db.deleteFrom(DELIVERIES_TABLE).where('webhook_id', '=', id).execute();
-    const result = await db.deleteFrom(WEBHOOKS_TABLE).where('id', '=', id).executeTakeFirst();
-    return Number(result.numDeletedRows);
+  /** The definition and state of webhook `id`, or undefined when either is gone. */
+  async #hook(id: number): Promise<ReturnType<typeof hookOf> | undefined> {
+    const row = await this.database.db
+      .selectFrom(WEBHOOKS)
+      .innerJoin(STATE_TABLE, `${STATE_TABLE}.webhook_id`, `${WEBHOOKS}.id`)
+      .select([`${WEBHOOKS}.url`, `${WEBHOOKS}.collections`, `${WEBHOOKS}.actions`, `${WEBHOOKS}.active`, `${STATE_TABLE}.secret`, `${STATE_TABLE}.cursor`])
+      .where(`${WEBHOOKS}.id`, '=', id)
+      .executeTakeFirst();
+    return row === undefined ? undefined : hookOf(row as Raw);
   }
 
   async deliveries(id: number, page: number, pageSize: number): Promise<{ items: DeliveryItem[]; hasNext: boolean }> {
-    await this.get(id);
+    await this.#exists(id);
     const rows = await this.database.db
       .selectFrom(DELIVERIES_TABLE)
       .selectAll()
@@ -275,7 +167,7 @@ export class WebhookService {
    * of after its backoff. Deliveries keep event order: it goes before the webhook's later ones.
    */
   async retry(id: number, deliveryId: number): Promise<DeliveryItem> {
-    await this.get(id);
+    await this.#exists(id);
     const result = await this.database.db
       .updateTable(DELIVERIES_TABLE)
       .set({ status: 'pending', attempts: 0, next_at: Date.now() })
@@ -291,7 +183,8 @@ export class WebhookService {
 
   async #pass(): Promise<void> {
     const { db } = this.database;
-    const hooks = (await db.selectFrom(WEBHOOKS_TABLE).select(['id']).where('active', '=', 1).execute()) as Raw[];
+    // Few rows: filtered here, so no boolean is bound (its driver value differs per database).
+    const hooks = ((await db.selectFrom(WEBHOOKS).select(['id', 'active']).execute()) as Raw[]).filter((row) => row.active === true || Number(row.active) === 1);
     this.#anyActive = hooks.length > 0;
     for (const hook of hooks) {
       if (this.#closed) return;
@@ -304,9 +197,9 @@ export class WebhookService {
   async #lease(id: number): Promise<boolean> {
     const now = Date.now();
     const result = await this.database.db
-      .updateTable(WEBHOOKS_TABLE)
+      .updateTable(STATE_TABLE)
       .set({ lease_owner: this.#node, lease_until: now + WEBHOOK_LEASE_MS })
-      .where('id', '=', id)
+      .where('webhook_id', '=', id)
       .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_owner', '=', this.#node), eb('lease_until', '<', now)]))
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
@@ -328,14 +221,14 @@ export class WebhookService {
   /** Queues the webhook's matching events after its cursor; false when there were none. */
   async #enqueue(id: number): Promise<boolean> {
     const { db } = this.database;
-    const row = (await db.selectFrom(WEBHOOKS_TABLE).selectAll().where('id', '=', id).executeTakeFirst()) as Raw | undefined;
-    if (row === undefined || Number(row.active) !== 1) return false;
-    const hook = this.#item(row);
-    const cursor = Number(row.cursor);
+    const hook = await this.#hook(id);
+    if (hook === undefined || !hook.active) return false;
+    const cursor = hook.cursor;
     const events = await this.feed.readAfter(cursor, ENQUEUE_PAGE);
     if (events.length === 0) return false;
     const all = hook.collections.includes('*');
-    const matching = events.filter((event) => (all || hook.collections.includes(event.collection)) && (hook.actions === null || hook.actions.includes(event.action)));
+    // Webhook definitions are not sent to webhooks (they never were): their events stay in the feed, root's alone.
+    const matching = events.filter((event) => event.collection !== WEBHOOKS && (all || hook.collections.includes(event.collection)) && (hook.actions === null || hook.actions.includes(event.action)));
     const now = Date.now();
     await db.transaction().execute(async (trx) => {
       if (matching.length > 0) {
@@ -344,7 +237,7 @@ export class WebhookService {
           .values(matching.map((event) => ({ webhook_id: id, event_id: event.id, status: 'pending', attempts: 0, next_at: now, last_error: null })))
           .execute();
       }
-      await trx.updateTable(WEBHOOKS_TABLE).set({ cursor: events[events.length - 1]!.id }).where('id', '=', id).where('cursor', '=', cursor).execute();
+      await trx.updateTable(STATE_TABLE).set({ cursor: events[events.length - 1]!.id }).where('webhook_id', '=', id).where('cursor', '=', cursor).execute();
     });
     return true;
   }
@@ -352,7 +245,7 @@ export class WebhookService {
   /** One POST of the head delivery; true when the webhook may go on to the next one now. */
   async #attempt(id: number, head: Raw): Promise<boolean> {
     const { db } = this.database;
-    const hook = (await db.selectFrom(WEBHOOKS_TABLE).selectAll().where('id', '=', id).executeTakeFirst()) as Raw | undefined;
+    const hook = await this.#hook(id);
     if (hook === undefined) return false;
     const eventId = Number(head.event_id);
     const [row] = await this.feed.readAfter(eventId - 1, 1);
@@ -363,8 +256,8 @@ export class WebhookService {
     } else {
       const body = JSON.stringify(toEvent(row));
       try {
-        const status = await postEvent(String(hook.url), {
-          headers: { 'content-type': 'application/json', 'x-corral-event-id': String(eventId), 'x-corral-signature': signature(String(hook.secret), body) },
+        const status = await postEvent(hook.url, {
+          headers: { 'content-type': 'application/json', 'x-corral-event-id': String(eventId), 'x-corral-signature': signature(hook.secret, body) },
           body,
           timeoutMs: WEBHOOK_TIMEOUT_MS,
           allowPrivate: this.options.allowPrivate,

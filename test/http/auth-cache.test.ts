@@ -5,7 +5,7 @@ import { DIALECTS } from '../support/test-database.js';
 
 /**
  * The authenticator reuses a header's principal and its Access while nothing they were built
- * from changed (src/auth/authenticator.ts, KnownPrincipal). These tests send the same token
+ * from changed (src/auth/principal-loader.ts, KnownPrincipal). These tests send the same token
  * again and again, so every answer after the first comes from that reuse unless it was
  * invalidated: grants, role lists, users, revocations and X-Role must apply as before.
  */
@@ -15,14 +15,19 @@ function expectError(reply: Reply, status: number, code: string): void {
   expect(reply.body.errors[0].code, reply.text).toBe(code);
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The apps' shared clock: real time plus what the tests moved it forward (instead of sleeping). */
+let offset = 0;
+const clock = () => Date.now() + offset;
+const advance = (ms: number): void => {
+  offset += ms;
+};
 
 /** The role and user caches' lifetime on a node (USER_CACHE_MS) plus a margin. */
 const OTHER_NODE_MS = 1100;
 
 for (const dialect of DIALECTS) {
   describe(`cached principals on ${dialect}`, () => {
-    const ctx = useDialectApp(dialect);
+    const ctx = useDialectApp(dialect, {}, { clock });
     /** A second node on the same database. */
     let other: BuiltApp;
     let anonymous: TestApi;
@@ -55,7 +60,7 @@ for (const dialect of DIALECTS) {
         expect(created.status, created.text).toBe(201);
         ids[name] = created.body.data.id as number;
       }
-      other = await buildApp(testConfig(ctx.database));
+      other = await buildApp(testConfig(ctx.database), { clock });
       otherAnonymous = apiFor(other, null);
     });
 
@@ -72,12 +77,12 @@ for (const dialect of DIALECTS) {
       expect((await ctx.api.post('/api/roles:update/writer', { strategy: { actions: ['view'] } })).status).toBe(200);
       expectError(await create(anonymous, token), 403, 'FORBIDDEN');
       expect((await list(anonymous, token)).status).toBe(200);
-      await sleep(OTHER_NODE_MS);
+      advance(OTHER_NODE_MS);
       expectError(await create(otherAnonymous, token), 403, 'FORBIDDEN');
       // And given back: allowed again, here at once, there within a second.
       expect((await ctx.api.post('/api/roles:update/writer', { strategy: { actions: ['view', 'create'] } })).status).toBe(200);
       expect((await create(anonymous, token)).status).toBe(201);
-      await sleep(OTHER_NODE_MS);
+      advance(OTHER_NODE_MS);
       expect((await create(otherAnonymous, token)).status).toBe(201);
     });
 
@@ -103,7 +108,7 @@ for (const dialect of DIALECTS) {
       };
       for (let i = 0; i < 3; i++) expect(await texts()).toEqual(['red']);
       expect((await ctx.api.post(`/api/users:update/${ids.renamed}`, { nickname: 'blue' })).status).toBe(200);
-      await sleep(OTHER_NODE_MS);
+      advance(OTHER_NODE_MS);
       expect(await texts()).toEqual(['blue']);
     });
 
@@ -152,7 +157,7 @@ for (const dialect of DIALECTS) {
       }
       // Another worker of the other node hears of a sign-out through the cluster's message.
       const { jti, exp } = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { jti: string; exp: number };
-      const otherWorker = await buildApp(testConfig(ctx.database));
+      const otherWorker = await buildApp(testConfig(ctx.database), { clock });
       try {
         const workerApi = apiFor(otherWorker, null);
         expect((await list(workerApi, token)).status).toBe(200);
