@@ -29,8 +29,7 @@ import { ChangeFeed, DEFAULT_CHANGES_POLL_MS, DEFAULT_CHANGES_RETENTION_MS } fro
 import { ensureChangesTables } from './changes/changes-table.js';
 import { outboxHook } from './changes/outbox.js';
 import { DEFAULT_WEBHOOK_RETRY_BASE_MS, ensureWebhookTables, WebhookService, type RootCheck } from './webhooks/webhook-service.js';
-import { postgresFusedWrites } from './write-paths/postgres-fused.js';
-import { sqliteDirectWrites } from './write-paths/sqlite-direct.js';
+import { writeFastPathOf } from './write-paths/write-fast-path-of.js';
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -101,7 +100,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     if (config.schemaFile !== undefined) await applySchemaFile(schema, config.schemaFile);
     await authenticator?.init(config.schemaPollMs);
     await ensureChangesTables(database.db, database.dialect);
-    store.outbox(outboxHook(() => schema.snapshot), sqliteDirectWrites(database.executor) ?? (database.dialect === 'postgres' ? postgresFusedWrites : undefined));
+    store.outbox(outboxHook(() => schema.snapshot), writeFastPathOf(database));
     await ensureWebhookTables(database, schema.snapshot.get('webhooks'));
     store.afterCommit(() => {
       changes.wake();

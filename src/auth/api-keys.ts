@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.js';
 import { ApiError } from '../errors/api-error.js';
 import type { Collection } from '../schema/collection.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../request/principal.js';
 import { API_KEYS, ROOT_ROLE } from './system-collections.js';
 
 /** Lifetime of an API key created without expiresIn. */

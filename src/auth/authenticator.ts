@@ -7,7 +7,7 @@ import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import { ShapeCache } from '../sql/query-cache.js';
 import { scopeUses } from './resource-scopes.js';
 import type { Access } from './permissions.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../request/principal.js';
 import { credentialOf } from './credentials.js';
 import { PrincipalLoader, rolesOf, type User } from './principal-loader.js';
 import { accountKey, SignInLimiter } from './rate-limiter.js';

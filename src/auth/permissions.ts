@@ -5,7 +5,7 @@ import { and, FALSE_NODE, or, TRUE_NODE, type FilterNode } from '../plan/filter-
 import type { Collection } from '../schema/collection.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import { DENIED, OPEN_GRANTS, type GrantAction as StoreGrantAction, type Grants, type Scope, type Scopes } from '../store/scope.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../request/principal.js';
 import { withUser } from './user-variables.js';
 import { ownsRows, OWNER_COLUMN, resourceScope, strategyAction } from './role-strategy.js';
 import { scopedFilter, scopeRef, type ScopeRow } from './resource-scopes.js';

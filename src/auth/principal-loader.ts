@@ -3,7 +3,7 @@ import { ApiError } from '../errors/api-error.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import { apiKeyRoles } from './api-keys.js';
 import { credentialOf, refusal } from './credentials.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../request/principal.js';
 import { UNION_ROLE } from './role-strategy.js';
 import type { SystemReads } from './system-reads.js';
 import { API_KEYS, USERS } from './system-collections.js';

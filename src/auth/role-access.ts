@@ -1,7 +1,7 @@
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import type { Scopes } from '../store/scope.js';
 import { Access, roleDef, type RoleDef } from './permissions.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../request/principal.js';
 import { scopeRows } from './resource-scopes.js';
 import type { SystemReads } from './system-reads.js';
 import { ROLES, SCOPES } from './system-collections.js';

@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../errors/api-error.js';
 import type { QueryParams } from '../request/query-params.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../request/principal.js';
 import type { Clock } from './rate-limiter.js';
 
 /** How long a stream ticket may be redeemed: long enough to open an EventSource, too short to be worth stealing. */

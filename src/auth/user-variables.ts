@@ -1,7 +1,7 @@
 import { isRecord } from '../is-record.js';
 import type { Collection } from '../schema/collection.js';
 import type { ScalarType } from '../schema/types.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../request/principal.js';
 
 /** `{{$user.x}}`, or NocoBase's longer `{{ctx.state.currentUser.x}}` for the same value. */
 const VARIABLE = /^\{\{\s*(?:\$user|ctx\.state\.currentUser)\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/;

@@ -8,6 +8,9 @@ import { CHANGES_COUNTER_TABLE, CHANGES_TABLE, COUNTER_NAME, toChangeRow, type C
 import { CHANGES_CHANNEL } from './outbox.js';
 import { publishPending } from './outbox-insert.js';
 import { SerialRun } from './serial-run.js';
+import { toEvent, type ChangeEvent } from './change-event.js';
+
+export { toEvent, type ChangeEvent };
 
 /** Events one read of the outbox returns at most (the reader loops while pages are full). */
 export const FEED_READ_PAGE = 1000;
@@ -28,32 +31,6 @@ export const FEED_IDLE_BATCH_MS = 50;
 export const DEFAULT_CHANGES_RETENTION_MS = 7 * 24 * 3600 * 1000;
 /** The NOTIFY payload of a publication that every node's reader, this one's included, acts on. */
 const ANY_NODE = '';
-
-/** An event as clients see it (API.md section 11). */
-export interface ChangeEvent {
-  id: number;
-  collection: string;
-  action: string;
-  key: JsonValue;
-  data: Record<string, JsonValue>;
-  at: string;
-}
-
-/** Parsed once per row however many subscribers take it. */
-const PARSED = new WeakMap<ChangeRow, ChangeEvent>();
-
-export function toEvent(row: ChangeRow): ChangeEvent {
-  let event = PARSED.get(row);
-  if (event === undefined) {
-    event = parseEvent(row);
-    PARSED.set(row, event);
-  }
-  return event;
-}
-
-function parseEvent(row: ChangeRow): ChangeEvent {
-  return { id: row.id, collection: row.collection, action: row.action, key: JSON.parse(row.key) as JsonValue, data: JSON.parse(row.data) as Record<string, JsonValue>, at: new Date(row.at).toISOString() };
-}
 
 /** One consumer of the live feed (an SSE connection). */
 export interface FeedSubscriber {

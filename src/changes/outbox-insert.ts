@@ -1,3 +1,4 @@
+import { adapterOf } from '../db/dialects/adapters.js';
 import { sql } from 'kysely';
 import type { Dialect } from '../schema/types.js';
 import type { Executor } from '../sql/select-rows.js';
@@ -36,8 +37,9 @@ export interface OutboxRow {
 export async function insertOutboxRows(db: Executor, dialect: Dialect, rows: readonly OutboxRow[], at: number): Promise<void> {
   const n = rows.length;
   if (n === 0) return;
-  switch (dialect) {
-    case 'postgres': {
+  const ids = adapterOf(dialect).capabilities.outboxIds;
+  switch (ids) {
+    case 'atPublish': {
       const values = sql.join(rows.map((row, index) => sql`(${sql.lit(index + 1)}, ${row.collection}, ${row.action}, ${row.key}, ${row.data})`));
       await sql`insert into ${sql.table(CHANGES_PENDING_TABLE)} (collection, action, key, data, at)
 select v.collection, v.action, v.key, v.data, cast(${at} as bigint)
@@ -45,13 +47,13 @@ from (values ${values}) as v(ord, collection, action, key, data)
 order by v.ord`.execute(db);
       return;
     }
-    case 'mysql': {
+    case 'counterRow': {
       await sql`update ${sql.table(CHANGES_COUNTER_TABLE)} set last = last_insert_id(last + ${sql.lit(n)}) where name = ${COUNTER_NAME}`.execute(db);
       const values = sql.join(rows.map((row, index) => sql`(last_insert_id() - ${sql.lit(n - 1 - index)}, ${row.collection}, ${row.action}, ${row.key}, ${row.data}, ${at})`));
       await sql`insert into ${sql.table(CHANGES_TABLE)} (id, collection, action, ${sql.ref('key')}, data, at) values ${values}`.execute(db);
       return;
     }
-    case 'sqlite': {
+    case 'afterLast': {
       const result = await sql<{ last: unknown }>`select ${sql.raw(SQLITE_LAST_ID)} as last`.execute(db);
       const first = Number(result.rows[0]?.last ?? 0) + 1;
       await db
@@ -91,7 +93,7 @@ export const SQLITE_LAST_ID = `coalesce((select max("id") from "${CHANGES_TABLE}
  * whose own reader ignores it). Other dialects number at write time.
  */
 export async function publishPending(db: Executor, dialect: Dialect, node: string): Promise<void> {
-  if (dialect !== 'postgres') return;
+  if (!adapterOf(dialect).capabilities.pendingOutbox) return;
   await sql`with moved as (
   delete from ${sql.table(CHANGES_PENDING_TABLE)} returning seq, collection, action, key, data, at
 ), total as (select count(*) as n from moved),

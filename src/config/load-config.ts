@@ -183,7 +183,7 @@ function buildConfig(lookup: Lookup): Config {
     allowedHosts: parseAllowedHosts(lookup('CORRAL_ALLOWED_HOSTS')),
     trustedProxies: parseTrustedProxies(lookup('CORRAL_TRUSTED_PROXIES')),
     // An in-memory database lives in one process: workers would each see their own, empty one.
-    workers: db.dialect === 'sqlite' && db.file === ':memory:' ? 1 : workers,
+    workers: 'file' in db && db.file === ':memory:' ? 1 : workers,
     auth: auth(lookup),
   };
   if (!config.auth.enabled && !LOOPBACK_HOSTS.has(config.host) && !config.host.startsWith('127.')) {

@@ -1,6 +1,6 @@
 import { Kysely, MysqlDialect, sql, type Dialect as KyselyDialect } from 'kysely';
 import { DEFAULT_CONFIG, type DatabaseConfig } from '../config/config.js';
-import type { Dialect } from '../schema/types.js';
+import type { Dialect } from './dialect.js';
 import { DatabaseExecutor } from './database-executor.js';
 import { openReadSnapshot, type ReadSnapshot } from './read-snapshot.js';
 import type { DirectConnection, DirectReader } from './direct-reader.js';

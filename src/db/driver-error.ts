@@ -1,4 +1,4 @@
-import type { Dialect } from '../schema/types.js';
+import type { Dialect } from './dialect.js';
 
 /**
  * `conflict`: a deadlock or serialization failure; running the transaction again may succeed.

@@ -1,4 +1,4 @@
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from './principal.js';
 import { ApiError } from '../errors/api-error.js';
 import type { ResourcePath } from './resource-path.js';
 import type { KeyInput, QueryParams } from './query-params.js';

@@ -1,3 +1,5 @@
+import { MAX_SEARCH_WORDS } from '../text/search-tokens.js';
+export { MAX_SEARCH_WORDS };
 import { ApiError } from '../errors/api-error.js';
 
 /** Bytes of a filter's JSON text (UTF-8): the `filter` parameter, or a body filter serialised. */
@@ -8,8 +10,6 @@ export const MAX_FILTER_DEPTH = 8;
 export const MAX_FILTER_CONDITIONS = 200;
 /** Values in one list operand (`$in`, `$anyOf`, `$includes` terms, …). */
 export const MAX_IN_VALUES = 1000;
-/** Words in one `$search` or `q`. */
-export const MAX_SEARCH_WORDS = 16;
 
 /** The filter limits by the name `details.limit` carries. */
 export const FILTER_LIMITS = {

@@ -14,9 +14,10 @@ export type FieldTypeName = ScalarType | RelationType;
 export const ID_TYPES = ['integer', 'bigInt', 'uuid', 'nanoid'] as const;
 export type IdType = (typeof ID_TYPES)[number];
 
-export type Dialect = 'sqlite' | 'postgres' | 'mysql';
+import type { JsonValue } from '../json-value.js';
+export type { Dialect } from '../db/dialect.js';
 
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type { JsonValue } from '../json-value.js';
 
 /**
  * What NocoBase's admin UI keeps on a field besides its definition (see ui-options.ts):

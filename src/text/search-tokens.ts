@@ -1,6 +1,7 @@
 /** Longest token kept; longer words are cut (a search word is cut the same way). */
 export const MAX_TOKEN_LENGTH = 64;
-export { MAX_SEARCH_WORDS } from '../request/filter-limits.js';
+/** Most words a `$search` term holds (a named limit with its own error, request/filter-limits.ts). */
+export const MAX_SEARCH_WORDS = 16;
 
 const MARKS = /\p{M}+/gu;
 const SEPARATORS = /[^\p{L}\p{N}]+/u;

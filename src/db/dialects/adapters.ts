@@ -1,4 +1,4 @@
-import type { Dialect } from '../../schema/types.js';
+import type { Dialect } from '../dialect.js';
 import type { DialectAdapter, ValueEncodings } from './dialect-adapter.js';
 import { mysqlAdapter } from './mysql.js';
 import { postgresAdapter } from './postgres.js';

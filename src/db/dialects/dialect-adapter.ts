@@ -1,6 +1,7 @@
 import type { ColumnDefinitionBuilder, Expression, Kysely, RawBuilder, SqlBool, Transaction } from 'kysely';
 import type { LikeToken } from '../../text/like-pattern.js';
-import type { Dialect, JsonValue } from '../../schema/types.js';
+import type { Dialect } from '../dialect.js';
+import type { JsonValue } from '../../json-value.js';
 import type { DialectTraits } from './dialect-traits.js';
 import type { DynamicDb } from '../database.js';
 import type { DatabaseExecutor } from '../database-executor.js';
@@ -153,6 +154,12 @@ export interface DialectCapabilities {
    * writers never wait on one another for event ids.
    */
   readonly pendingOutbox: boolean;
+  /**
+   * How outbox events get ids that follow commit order (changes/outbox-insert.ts): when
+   * published from the pending table (`atPublish`), reserved on the locked counter row
+   * (`counterRow`), or after the highest written one under the single writer (`afterLast`).
+   */
+  readonly outboxIds: 'atPublish' | 'counterRow' | 'afterLast';
 }
 
 /**

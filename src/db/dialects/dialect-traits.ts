@@ -1,4 +1,4 @@
-import type { Dialect } from '../../schema/types.js';
+import type { Dialect } from '../dialect.js';
 
 /**
  * What a dialect can do, asked by `sql/` and `store/` instead of comparing dialect names

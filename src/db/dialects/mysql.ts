@@ -1,5 +1,5 @@
 import { sql, type SqlBool } from 'kysely';
-import type { JsonValue } from '../../schema/types.js';
+import type { JsonValue } from '../../json-value.js';
 import { DIALECT_TRAITS } from './dialect-traits.js';
 import { classifyDriverError } from '../driver-error.js';
 import type { DialectAdapter } from './dialect-adapter.js';
@@ -21,7 +21,7 @@ const collatedVarchar = (length: number, collation: string): string => `varchar(
 export const mysqlAdapter = {
   name: 'mysql',
   traits: DIALECT_TRAITS.mysql,
-  capabilities: { uuidType: false, notify: false, pendingOutbox: false },
+  capabilities: { uuidType: false, notify: false, pendingOutbox: false, outboxIds: 'counterRow' },
   ddl: {
     columnTypes: {
       // The table's collation (tableOptions) makes these compare by code point.

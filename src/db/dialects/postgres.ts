@@ -1,6 +1,6 @@
 import { sql, type SqlBool } from 'kysely';
 import { likeText } from '../../text/like-pattern.js';
-import type { JsonValue } from '../../schema/types.js';
+import type { JsonValue } from '../../json-value.js';
 import { DIALECT_TRAITS } from './dialect-traits.js';
 import { classifyDriverError } from '../driver-error.js';
 import type { DialectAdapter } from './dialect-adapter.js';
@@ -11,7 +11,7 @@ import { likeSubstring } from './pattern-params.js';
 export const postgresAdapter = {
   name: 'postgres',
   traits: DIALECT_TRAITS.postgres,
-  capabilities: { uuidType: true, notify: true, pendingOutbox: true },
+  capabilities: { uuidType: true, notify: true, pendingOutbox: true, outboxIds: 'atPublish' },
   ddl: {
     columnTypes: {
       // "C" compares by code point and folds only A–Z in ILIKE (see docs/values.md).

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { likeText } from '../../text/like-pattern.js';
-import type { JsonValue } from '../../schema/types.js';
+import type { JsonValue } from '../../json-value.js';
 import { DIALECT_TRAITS } from './dialect-traits.js';
 import { classifyDriverError } from '../driver-error.js';
 import type { DialectAdapter } from './dialect-adapter.js';
@@ -14,7 +14,7 @@ const numbers = (values: readonly (string | number)[]): number[] => values.filte
 export const sqliteAdapter = {
   name: 'sqlite',
   traits: DIALECT_TRAITS.sqlite,
-  capabilities: { uuidType: false, notify: false, pendingOutbox: false },
+  capabilities: { uuidType: false, notify: false, pendingOutbox: false, outboxIds: 'afterLast' },
   ddl: {
     columnTypes: {
       varchar: () => 'text',
