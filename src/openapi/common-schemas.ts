@@ -17,7 +17,7 @@ export const FILTER_SCHEMA = 'corral.Filter';
 export const COLLECTION_SCHEMA = 'corral.Collection';
 export const FIELD_SCHEMA = 'corral.Field';
 
-/** What a change can be, and the shortest secret a webhook takes (src/webhooks/webhook-service.ts). */
+/** What a change can be, and the shortest secret a webhook takes (src/webhooks/webhook-definitions.ts). */
 const WEBHOOK_ACTIONS = ['create', 'update', 'destroy'] as const;
 const MIN_SECRET_LENGTH = 8;
 

@@ -11,6 +11,7 @@ import { errorResponseComponents } from './responses.js';
 import { serviceOperations } from './service-operations.js';
 import { apiKeyCreated, authOperations, roleResourceOperations } from './auth-operations.js';
 import { BEARER_REQUIRED, securitySchemes } from './security.js';
+import { WEBHOOKS } from '../webhooks/webhook-definitions.js';
 
 export type OpenApiDocument = JsonSchema & { paths: Record<string, Record<string, JsonSchema>>; components: { schemas: Record<string, JsonSchema>; parameters: Record<string, JsonSchema>; responses: Record<string, JsonSchema>; securitySchemes: Record<string, JsonSchema> } };
 
@@ -63,7 +64,8 @@ export function buildOpenApiDocument(snapshot: SchemaSnapshot, options: Document
   if (users !== undefined) for (const { path, method, op } of authOperations(prefix, users)) addOperation(paths, path, method, op);
   if (snapshot.get(ROLES) !== undefined) for (const { path, method, op } of roleResourceOperations(prefix)) addOperation(paths, path, method, op);
 
-  const collections = [...snapshot.collections.values()].filter((collection) => view.collection(collection.name)).sort((a, b) => a.name.localeCompare(b.name));
+  // `webhooks` is described by serviceOperations (its secret is write-only, kept beside the delivery state).
+  const collections = [...snapshot.collections.values()].filter((collection) => collection.name !== WEBHOOKS && view.collection(collection.name)).sort((a, b) => a.name.localeCompare(b.name));
   // A row shows the view grant's fields (the key alone without one) and the associations whose targets may be read.
   const readable = (relation: Relation): boolean => view.granted(relation.target.name, 'view');
   for (const collection of collections) {

@@ -44,7 +44,7 @@ export type FilterNode =
   | { kind: 'array'; field: Field; op: ArrayOp; values: ArrayElement[] }
   /**
    * `$search`: every word is a prefix of some token of the row's searchable `fields`
-   * (plan/search-tokens.ts), found through the token table by the row's `key`.
+   * (text/search-tokens.ts), found through the token table by the row's `key`.
    */
   | {
       kind: 'search';

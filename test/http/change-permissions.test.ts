@@ -39,7 +39,7 @@ interface Case {
 
 for (const dialect of DIALECTS) {
   describe(`change feed permissions on ${dialect}`, () => {
-    const ctx = useDialectApp(dialect, { changesPollMs: 50 }, { store: { scopes: provider }, isRoot: (request) => !isReader(request) });
+    const ctx = useDialectApp(dialect, { changesPollMs: 50, webhookAllowPrivate: true }, { store: { scopes: provider }, isRoot: (request) => !isReader(request) });
     let api: TestApi;
     let base: string;
     const open: SseClient[] = [];
@@ -131,6 +131,22 @@ for (const dialect of DIALECTS) {
         expect(reply.body.errors[0].code).toBe('FORBIDDEN');
       }
       expect((await api.request('GET', '/api/webhooks:list', undefined, { 'x-request-id': 'root-w' })).status).toBe(200);
+    });
+
+    it('webhook events are root-only in the feed too: a reader never sees them, root does', async () => {
+      const before = await api.get('/api/changes:list?pageSize=1000');
+      const after = before.body.data.at(-1)?.id ?? 0;
+      const created = await api.request('POST', '/api/webhooks:create', { url: 'http://127.0.0.1:9/feed-hook', secret: 'a-long-secret', collections: ['posts'], active: false }, { 'x-request-id': 'root-w2' });
+      expect(created.status, created.text).toBe(201);
+      const collections = async (as: string, query: string): Promise<string[]> => {
+        const reply = await api.request('GET', `/api/changes:list?after=${after}${query}`, undefined, { 'x-request-id': as });
+        expect(reply.status, reply.text).toBe(200);
+        return reply.body.data.map((event: { collection: string }) => event.collection);
+      };
+      expect(await collections('root-w3', '')).toContain('webhooks');
+      expect(await collections('reader-w3', '')).not.toContain('webhooks');
+      expect(await collections('reader-w4', '&collection=webhooks')).toEqual([]);
+      expect(JSON.stringify((await api.request('GET', `/api/changes:list?after=${after}`, undefined, { 'x-request-id': 'root-w4' })).body)).not.toContain('a-long-secret');
     });
   });
 }

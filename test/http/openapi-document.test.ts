@@ -79,6 +79,15 @@ describe.each(DIALECTS)('GET /api/openapi.json on %s', (dialect) => {
     expect((await ctx.api.get('/api/docs/nothing.js')).body.errors[0].code).toBe('ROUTE_NOT_FOUND');
   });
 
+  it('describes webhooks by their own operations, not as a plain collection: create takes a secret, answers never show it', async () => {
+    const doc = (await ctx.api.get('/api/openapi.json')).body;
+    const create = doc.paths['/api/webhooks:create'].post;
+    expect(create.operationId).toBe('webhooks.create');
+    expect(create.requestBody.content['application/json'].schema.required).toEqual(expect.arrayContaining(['url', 'secret', 'collections']));
+    expect(doc.components.schemas.webhooks).toBeUndefined();
+    expect(JSON.stringify(doc.paths['/api/webhooks:list'].get.responses)).not.toContain('secret');
+  });
+
   it('follows the schema: a new field appears in the next document', async () => {
     await defineBlog(ctx.api);
     const before = (await ctx.api.get('/api/openapi.json')).body;
