@@ -17,6 +17,7 @@ export const USAGE = `Corral against a hand-written baseline: see bench/README.m
            --instructions (servers under valgrind's callgrind: instructions per request instead of CPU
            seconds, not moved by the machine's load; slow: see bench/README.md)
            --window-requests=N (--instructions: every window N responses)
+           --accept-encoding=VALUE (sent with every measured request, e.g. br,gzip)
            --processes=N  --max-rounds=N  --half-width=X  --corral=DIR  --node-flags="…"  --help
   env: BENCH_PG_URL  admin URL of the PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres);
        the bench creates and drops its own databases there.
@@ -53,6 +54,7 @@ const WRITE_REQUESTS = { sqlite: 2000, postgres: 1000 };
  * @property {boolean} paired
  * @property {number} connections
  * @property {number} startupRuns
+ * @property {string | undefined} acceptEncoding sent with every measured request (--accept-encoding)
  */
 
 /**
@@ -103,6 +105,7 @@ function parseFlags(args) {
       corral: { type: 'string' },
       'node-flags': { type: 'string' },
       'window-requests': { type: 'string' },
+      'accept-encoding': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -167,6 +170,8 @@ export function parseCli(args, { callgrindSupported }) {
     // request, gets 20: its window is still millions of instructions, most of them SQLite's.)
     // --window-requests=N: every window exactly N responses (runs to be compared then count the
     // same windows, whatever the machine's load made of their warm-up rates).
+    // --accept-encoding=br,gzip: every measured request asks for a compressed answer.
+    acceptEncoding: opts['accept-encoding'],
     instructionRequests: opts['window-requests'] !== undefined ? Array(2).fill(Number(opts['window-requests'])) : opts.quick ? [10, 100] : [20, 2000],
     // The measured window of a run, in seconds…
     duration: Number(opts.duration ?? (opts.quick ? 1.5 : 2)),

@@ -8,6 +8,16 @@ import { headersFor } from './auth.mjs';
 import { fail, settings } from './config.mjs';
 import { request } from './proc.mjs';
 
+/**
+ * A scenario's request headers: its caller's, and Accept-Encoding when --accept-encoding asks.
+ * @param {import('./types.mjs').Scenario} scenario
+ * @returns {Record<string, string>}
+ */
+function requestHeaders(scenario) {
+  const headers = headersFor(scenario) ?? {};
+  return settings.acceptEncoding === undefined ? headers : { ...headers, 'accept-encoding': settings.acceptEncoding };
+}
+
 /** @typedef {import('./types.mjs').LoadLength} LoadLength */
 /** @typedef {import('./types.mjs').LoadResult} LoadResult */
 /** @typedef {import('./types.mjs').RequestContext} RequestContext */
@@ -95,8 +105,8 @@ export async function load(server, scenario, length, rand, posts) {
       {
         setupRequest: (req) => {
           const { method, path, body } = scenario.request(ctx);
-          if (body === undefined) return { ...req, method, path, headers: { ...req.headers, ...headersFor(scenario) } };
-          return { ...req, method, path, body: JSON.stringify(body), headers: { ...req.headers, ...headersFor(scenario), 'content-type': 'application/json' } };
+          if (body === undefined) return { ...req, method, path, headers: { ...req.headers, ...requestHeaders(scenario) } };
+          return { ...req, method, path, body: JSON.stringify(body), headers: { ...req.headers, ...requestHeaders(scenario), 'content-type': 'application/json' } };
         },
       },
     ],
