@@ -3,9 +3,6 @@ import { adapterOf } from '../db/dialects/adapters.js';
 import { createTableRacing, systemTable, type SystemColumn } from '../db/system-table.js';
 import type { Dialect } from '../schema/types.js';
 
-// Webhooks create their tables the same way.
-export { createTableRacing } from '../db/system-table.js';
-
 /** The outbox: one row per changed row of a committed write. */
 export const CHANGES_TABLE = 'corral_changes';
 /** One row (`name = 'changes'`): the last event id handed out and the highest id pruned. */
