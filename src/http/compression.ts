@@ -43,7 +43,8 @@ export async function registerCompression(app: FastifyInstance, enabled: boolean
     if (!Array.isArray(hooks) || index === undefined || hooks.length !== index + 1) return;
     const compressing = hooks[index] as unknown as OnSend;
     hooks[index] = ((request, reply, payload, done) => {
-      if (small(payload)) return done(null, payload);
+      // Nothing to negotiate without Accept-Encoding (the plugin would send the answer as it is too).
+      if (small(payload) || request.headers['accept-encoding'] === undefined) return done(null, payload);
       if (reply.statusCode === 304) {
         retagNotModified(request, reply);
         return done(null, payload);

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator } from '../auth/authenticator.js';
 import { STREAM_TICKET_TTL_MS } from '../auth/stream-ticket.js';
 import { ApiError } from '../errors/api-error.js';
@@ -14,8 +14,13 @@ import { parseResourcePath } from '../request/resource-path.js';
  * Authorization header is authenticated by that header; the ticket is then ignored.
  */
 export function registerStreamTickets(app: FastifyInstance, authenticator: Authenticator, prefix: string): void {
-  app.addHook('preHandler', async (request: FastifyRequest) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD') return;
+  // Synchronous for every request without a ticket: an async hook would cost each one a promise.
+  app.addHook('preHandler', (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || !request.url.includes('ticket=')) return done();
+    redeem(request).then(() => done(), done);
+  });
+
+  const redeem = async (request: FastifyRequest): Promise<void> => {
     const query = request.query as Record<string, unknown> | undefined;
     const ticket = query?.ticket;
     if (ticket === undefined || request.headers.authorization !== undefined || !request.url.startsWith(`${prefix}/`)) return;
@@ -36,5 +41,5 @@ export function registerStreamTickets(app: FastifyInstance, authenticator: Authe
     request.headers.authorization = `Bearer ${token}`;
     if (holder.role === undefined) delete request.headers['x-role'];
     else request.headers['x-role'] = holder.role;
-  });
+  };
 }
