@@ -8,8 +8,10 @@ interface Slot<V> {
 
 /**
  * A bounded map whose entries expire: each lives `ttlMs` by the injected clock (or less,
- * given to `set`), and past `max` entries the least recently used one is dropped. The auth
- * layer's caches (verified tokens, users, principals, role definitions) are all one of these.
+ * given to `set`), and past `max` entries the oldest one is dropped (a Map iterates in insertion
+ * order). A hit does not move its entry: a read costs one lookup, which every authenticated
+ * request pays, and an entry lives no longer than its lifetime anyway. The auth layer's caches
+ * (verified tokens, users, principals, role definitions) are all one of these.
  */
 export class TtlCache<K, V> {
   readonly #slots = new Map<K, Slot<V>>();
@@ -30,9 +32,6 @@ export class TtlCache<K, V> {
       this.#slots.delete(key);
       return undefined;
     }
-    // Most recently used last: a Map iterates in insertion order, so the first is the LRU.
-    this.#slots.delete(key);
-    this.#slots.set(key, slot);
     return slot.value;
   }
 

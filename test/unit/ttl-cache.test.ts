@@ -33,15 +33,15 @@ describe('TtlCache', () => {
     expect(cache.get('long')).toBeUndefined();
   });
 
-  it('drops the least recently used entry past its size', () => {
+  it('drops the oldest entry past its size, however often it was read', () => {
     const clock = fake();
     const cache = new TtlCache<string, number>(1000, 2, clock.read);
     cache.set('a', 1);
     cache.set('b', 2);
     expect(cache.get('a')).toBe(1);
     cache.set('c', 3);
-    expect(cache.get('b')).toBeUndefined();
-    expect(cache.get('a')).toBe(1);
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.get('b')).toBe(2);
     expect(cache.get('c')).toBe(3);
     expect(cache.size).toBe(2);
   });
