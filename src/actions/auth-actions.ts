@@ -3,7 +3,7 @@ import { apiKeyClaims, newApiKey, tokenHash } from '../auth/api-keys.js';
 import { bindWriteValues, type WriteValues } from '../plan/bind-write-values.js';
 import type { Collection } from '../schema/collection.js';
 import { createAction } from './create-action.js';
-import { insertItems } from '../store/insert-items.js';
+import { completeCreated, insertItems } from '../store/insert-items.js';
 import type { ActionContext, ActionResult } from './action-context.js';
 
 /** `auth:signIn`, `auth:check`, `auth:signOut` (API.md section 9). */
@@ -47,7 +47,7 @@ export async function createApiKeyAction(ctx: ActionContext, collection: Collect
     const id = row![collection.key.name];
     const token = await authenticator.sign(apiKeyClaims(principal.user.id, id, key.role), key.ttlSeconds);
     // The digest is not readable (a password field), so the created row already says all.
-    await unit.db.updateTable(collection.name).set({ tokenHash: tokenHash(token) }).where(collection.key.name, '=', id as number).execute();
+    await completeCreated(unit, collection, id, { tokenHash: tokenHash(token) });
     return { id: Number(id), token };
   });
   return { kind: 'created', item: created, location: [collection.name, String(created.id)] };

@@ -43,3 +43,17 @@ export async function insertLink(unit: UnitOfWork, relation: BelongsToMany, anch
   const [row] = await insertItems(unit, through, [{ values, associations: new Map(), sortFields: [], given: [] }], 'through');
   return row!;
 }
+
+/**
+ * Sets driver values on a row this unit has just created, before commit: a value that can only
+ * be computed once the row has its key (an API key's token names its row; only its digest is
+ * stored). It is part of the create the caller was granted: nothing else is checked or
+ * recorded, and a key the unit did not create is refused.
+ */
+export async function completeCreated(unit: UnitOfWork, collection: Collection, key: unknown, set: Row): Promise<void> {
+  const text = String(key);
+  if (!(unit.changes.get(collection.name)?.created.some((change) => String(change.key) === text) ?? false)) {
+    throw new Error(`completeCreated: ${collection.name} ${text} was not created by this unit`);
+  }
+  await unit.db.updateTable(collection.name).set(set).where(collection.key.name, '=', key as never).execute();
+}
