@@ -2,6 +2,28 @@ import type { DatabaseConfig } from './config.js';
 import { ConfigError } from './config-error.js';
 import { quote, type RawSetting } from './raw-setting.js';
 
+type SchemeReader = (raw: RawSetting, rest: string, poolSize: number) => DatabaseConfig;
+
+function sqliteFile(raw: RawSetting, rest: string): DatabaseConfig {
+  const file = rest.startsWith('//') ? rest.slice(2) : rest;
+  if (file === '') throw new ConfigError(`${raw.name} needs a file path after "sqlite:" (or use sqlite::memory:)`);
+  return { dialect: 'sqlite', file };
+}
+
+// mysql2 takes mysql:// only: a mariadb URL is rewritten.
+const mysqlUrl: SchemeReader = (raw, rest, poolSize) => ({ dialect: 'mysql', url: networkUrl(raw, `mysql:${rest}`, rest), poolSize });
+
+const postgresUrl: SchemeReader = (raw, rest, poolSize) => ({ dialect: 'postgres', url: networkUrl(raw, raw.value, rest), poolSize });
+
+/** Each URL scheme Corral accepts, and how the rest of the URL is read. */
+const SCHEMES: Readonly<Record<string, SchemeReader>> = {
+  sqlite: sqliteFile,
+  postgres: postgresUrl,
+  postgresql: postgresUrl,
+  mysql: mysqlUrl,
+  mariadb: mysqlUrl,
+};
+
 /**
  * Accepted: `sqlite:<path>`, `sqlite://<path>` (so `sqlite:///abs/file.db` is absolute),
  * `sqlite::memory:`, `postgres://…`, `postgresql://…`, `mysql://…`, `mariadb://…` (scheme
@@ -12,25 +34,13 @@ export function parseDatabaseUrl(raw: RawSetting, poolSize: number): DatabaseCon
   const { value, name } = raw;
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(value)?.[1]?.toLowerCase();
   const rest = scheme === undefined ? value : value.slice(scheme.length + 1);
-  switch (scheme) {
-    case 'sqlite': {
-      const file = rest.startsWith('//') ? rest.slice(2) : rest;
-      if (file === '') {
-        throw new ConfigError(`${name} needs a file path after "sqlite:" (or use sqlite::memory:)`);
-      }
-      return { dialect: 'sqlite', file };
-    }
-    case 'postgres':
-    case 'postgresql':
-      return { dialect: 'postgres', url: networkUrl(raw, value, rest), poolSize };
-    case 'mysql':
-    case 'mariadb':
-      return { dialect: 'mysql', url: networkUrl(raw, `mysql:${rest}`, rest), poolSize };
-    default:
-      throw new ConfigError(
-        `${name} must start with sqlite:, postgres://, postgresql://, mysql:// or mariadb:// (got ${quote(redact(value))})`,
-      );
+  const read = scheme !== undefined && Object.hasOwn(SCHEMES, scheme) ? SCHEMES[scheme] : undefined;
+  if (read === undefined) {
+    throw new ConfigError(
+      `${name} must start with sqlite:, postgres://, postgresql://, mysql:// or mariadb:// (got ${quote(redact(value))})`,
+    );
   }
+  return read(raw, rest, poolSize);
 }
 
 function networkUrl(raw: RawSetting, url: string, rest: string): string {
