@@ -69,7 +69,7 @@ export interface BuildOptions {
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<BuiltApp> {
   const app = Fastify(fastifyOptions(config, options.logStream));
   registerRequestLog(app, config.logLevel);
-  await registerCompression(app, config.compression !== false);
+  registerCompression(app, config.compression !== false);
   const connections = drainOnShutdown(app.server);
   const database = await openDatabase(config.database, { connectMs: config.dbConnectTimeoutMs, statementMs: config.dbStatementTimeoutMs }, app.log);
   const schema = new SchemaManager(database, app.log);

@@ -62,6 +62,55 @@ for (const dialect of DIALECTS) {
       expect(identity.headers['content-encoding']).toBeUndefined();
     });
 
+    it('compresses a page asked for again to the same bytes (kept), and a changed page afresh', async () => {
+      const url = '/api/notes:list?pageSize=30&sort=-id';
+      const first = await raw(ctx, 'GET', url, { 'accept-encoding': 'br' });
+      const second = await raw(ctx, 'GET', url, { 'accept-encoding': 'br' });
+      expect(second.headers.etag).toBe(first.headers.etag);
+      expect(second.rawPayload.equals(first.rawPayload)).toBe(true);
+      await ctx.api.post('/api/notes:create', { text: 'a newer note that changes the first page' });
+      const third = await raw(ctx, 'GET', url, { 'accept-encoding': 'br' });
+      expect(third.headers.etag).not.toBe(first.headers.etag);
+      const plain = await raw(ctx, 'GET', url);
+      expect(decoded(third)).toBe(plain.body);
+    });
+
+    it('compresses a large answer off the event loop (thread pool), both codings', async () => {
+      const created = await ctx.api.post('/api/notes:create', { long: Array.from({ length: 20000 }, (_, i) => `w${(i * 7919) % 10007}`).join(' ') });
+      const id = created.body.data.id as number;
+      const plain = await raw(ctx, 'GET', `/api/notes/${id}`);
+      expect(plain.rawPayload.length).toBeGreaterThan(64 * 1024);
+      for (const coding of ['br', 'gzip']) {
+        const reply = await raw(ctx, 'GET', `/api/notes/${id}`, { 'accept-encoding': coding });
+        expect(reply.headers['content-encoding']).toBe(coding);
+        expect(decoded(reply)).toBe(plain.body);
+      }
+      await ctx.api.post(`/api/notes:destroy?filterByTk=${id}`, {});
+    });
+
+    it('says Vary: Accept-Encoding on a compressible answer even when the request asked for none', async () => {
+      const plain = await raw(ctx, 'GET', '/api/notes:list?pageSize=30&sort=id');
+      expect(String(plain.headers.vary).toLowerCase()).toContain('accept-encoding');
+      expect(String(plain.headers.vary)).toContain('Authorization');
+    });
+
+    it('does not compress errors', async () => {
+      const reply = await raw(ctx, 'GET', `/api/notes:list?filter=${encodeURIComponent(JSON.stringify({ nope: { $eq: 'x'.repeat(2000) } }))}`, { 'accept-encoding': 'gzip' });
+      expect(reply.statusCode).toBe(400);
+      expect(reply.headers['content-encoding']).toBeUndefined();
+      expect(reply.json().errors[0].code).toBeTypeOf('string');
+    });
+
+    it('compresses a streamed list (paginate=false) through a compressing stream', async () => {
+      const plain = await raw(ctx, 'GET', '/api/notes:list?paginate=false&sort=id');
+      for (const coding of ['br', 'gzip']) {
+        const reply = await raw(ctx, 'GET', '/api/notes:list?paginate=false&sort=id', { 'accept-encoding': coding });
+        expect(reply.statusCode).toBe(200);
+        expect(reply.headers['content-encoding']).toBe(coding);
+        expect(decoded(reply)).toBe(plain.body);
+      }
+    });
+
     it('serves openapi.json compressed', async () => {
       const plain = await raw(ctx, 'GET', '/api/openapi.json');
       const reply = await raw(ctx, 'GET', '/api/openapi.json', { 'accept-encoding': 'br, gzip' });
