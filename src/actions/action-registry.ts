@@ -53,6 +53,7 @@ const ACTION_KINDS = {
   query: 'readWithBody',
   move: 'write',
   retry: 'write',
+  setIndexes: 'write',
 } as const satisfies Record<string, ActionKind>;
 
 export type ActionName = keyof typeof ACTION_KINDS;

@@ -1,3 +1,4 @@
+import { ApiError } from '../errors/api-error.js';
 import { isRecord } from '../is-record.js';
 import { generatedFieldName } from '../schema/reverse-field.js';
 import { exportSchema } from '../schema/schema-export.js';
@@ -23,6 +24,16 @@ export const collectionsActions = {
     return { kind: 'created', item: publicCollection(def), location: ['collections', def.name] };
   },
   update: async (ctx: ActionContext) => item(publicCollection(await ctx.schema.updateCollection(singleKey(ctx, 'collection'), ctx.request.body ?? {}))),
+  /**
+   * Replaces the collection's `indexes` (`POST collections:setIndexes/<name>`, body
+   * `{indexes: [{fields, unique?, name?}]}` or the bare array): changed ones are rebuilt.
+   */
+  setIndexes: async (ctx: ActionContext) => {
+    const body = ctx.request.body;
+    const indexes = isRecord(body) ? body.indexes : body;
+    if (indexes === undefined) throw new ApiError('BODY_INVALID', 'send {"indexes": [{"fields": [...], "unique"?: true, "name"?: "..."}]} ([] removes them all)');
+    return item(publicCollection(await ctx.schema.setIndexes(singleKey(ctx, 'collection'), indexes)));
+  },
   /** The schema file (not an envelope: it is what CORRAL_SCHEMA applies, ready to save). */
   export: async (ctx: ActionContext): Promise<ActionResult> => ({ kind: 'document', body: exportSchema(ctx.snapshot.defs) }),
   destroy: async (ctx: ActionContext) => {

@@ -10,7 +10,7 @@ import type { ActionContext, ActionResult } from './action-context.js';
  */
 export const COLLECTION_ROWS = describeRows('collections', 'name', {
   name: 'string', title: 'string', description: 'text', timestamps: 'boolean', autoGenId: 'boolean', idType: 'string', filterTargetKey: 'string', fields: 'json',
-  sortable: 'json', logging: 'boolean', hidden: 'boolean', template: 'string', origin: 'string', category: 'json', unavailableActions: 'json', sort: 'integer',
+  sortable: 'json', indexes: 'json', logging: 'boolean', hidden: 'boolean', template: 'string', origin: 'string', category: 'json', unavailableActions: 'json', sort: 'integer',
 });
 const FIELD_COLUMNS = {
   name: 'string', type: 'string', title: 'string', description: 'text', allowNull: 'boolean', unique: 'boolean', index: 'boolean', defaultValue: 'json',
@@ -89,6 +89,6 @@ export function fieldsOf(def: CollectionDef): Record<string, unknown>[] {
  * is a table that takes every action; only NocoBase's view and SQL collections list some).
  */
 export function publicCollection(def: CollectionDef): Record<string, unknown> {
-  const { relations: _relations, uniques: _uniques, options, ...rest } = def;
-  return { ...options, ...rest, fields: fieldsOf(def), unavailableActions: [] };
+  const { relations: _relations, uniques: _uniques, options, indexes, ...rest } = def;
+  return { ...options, ...rest, fields: fieldsOf(def), ...(indexes === undefined ? {} : { indexes }), unavailableActions: [] };
 }

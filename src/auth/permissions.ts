@@ -257,6 +257,8 @@ export function grantActionOf(action: string): GrantAction | undefined {
     case 'remove':
     case 'toggle':
     case 'move':
+    // collections:setIndexes: a change of a collection, like collections:update.
+    case 'setIndexes':
       return 'update';
     case 'destroy':
       return 'destroy';

@@ -31,6 +31,7 @@ const ACTIONS: Record<ActionName, true> = {
   query: true,
   move: true,
   retry: true,
+  setIndexes: true,
 };
 
 /** Refusals that come from the database itself (a statement that failed), counted with the 5xx answers. */

@@ -201,6 +201,16 @@ export function commonSchemas(): Record<string, JsonSchema> {
         filterTargetKey: { type: 'string' },
         fields: { type: 'array', items: ref(FIELD_SCHEMA) },
         sortable: { description: 'as sent: true, a sort field name or {name, scopeKey}; the sort field is among `fields`' },
+        indexes: {
+          type: 'array',
+          description: 'indexes over one or more fields, in order (docs/performance.md#indexes); present when the collection has any',
+          items: {
+            type: 'object',
+            required: ['name', 'fields', 'unique'],
+            additionalProperties: false,
+            properties: { name: { type: 'string' }, fields: { type: 'array', items: { type: 'string' }, minItems: 1 }, unique: { type: 'boolean' } },
+          },
+        },
         ...Object.fromEntries(COLLECTION_UI_OPTIONS.filter((key) => !DROPPED_COLLECTION_OPTIONS.includes(key)).map((key) => [key, { description: 'NocoBase UI option, stored as sent' }])),
         unavailableActions: { type: 'array', items: { type: 'string' }, description: 'always empty: every collection takes every action' },
         sort: { type: 'integer', description: 'in lists: the position in definition order' },

@@ -57,9 +57,30 @@ export function serviceOperations(prefix: string): ServiceOp[] {
     {
       path: `${c}:create`,
       method: 'post',
-      op: op('collections.create', S, 'Create a collection (its table at once)', [], { 201: jsonResponse('`{data}`', dataEnvelope(collection), LOCATION_HEADER), ...writes }, body('{name, title?, fields:[…], timestamps?, autoGenId?, idType?, filterTargetKey?}')),
+      op: op('collections.create', S, 'Create a collection (its table at once)', [], { 201: jsonResponse('`{data}`', dataEnvelope(collection), LOCATION_HEADER), ...writes }, body('{name, title?, fields:[…], timestamps?, autoGenId?, idType?, filterTargetKey?, indexes?:[{fields, unique?, name?}]}')),
     },
-    { path: `${c}:update`, method: 'post', op: op('collections.update', S, 'Change a collection (title, options)', [nameKey('collection')], { 200: jsonResponse('`{data}`', dataEnvelope(collection)), ...writes }, body('{title?, description?, sortable?, …UI options}; other options only with their current value')) },
+    { path: `${c}:update`, method: 'post', op: op('collections.update', S, 'Change a collection (title, options)', [nameKey('collection')], { 200: jsonResponse('`{data}`', dataEnvelope(collection)), ...writes }, body('{title?, description?, sortable?, indexes?, …UI options}; other options only with their current value')) },
+    {
+      path: `${c}:setIndexes`,
+      method: 'post',
+      op: op(
+        'collections.setIndexes',
+        S,
+        "Replace a collection's indexes (over one or more fields; changed ones are rebuilt, [] removes them all)",
+        [nameKey('collection')],
+        { 200: jsonResponse('`{data}`: the collection with its `indexes`', dataEnvelope(collection)), ...writes },
+        body('{indexes: [{fields: [name, …], unique?, name?}]}', {
+          type: 'object',
+          required: ['indexes'],
+          properties: {
+            indexes: {
+              type: 'array',
+              items: { type: 'object', required: ['fields'], properties: { fields: { type: 'array', items: { type: 'string' }, minItems: 1 }, unique: { type: 'boolean' }, name: { type: 'string' } } },
+            },
+          },
+        }),
+      ),
+    },
     {
       path: `${c}:destroy`,
       method: 'post',

@@ -5,13 +5,14 @@ import type { SchemaManager } from './schema-manager.js';
 
 /**
  * Applies a schema file: creates missing collections and fields, updates changed options.
- * Never drops anything the file does not mention.
+ * Never drops anything the file does not mention; an entry's `indexes`, when given, replace
+ * the collection's (changing nothing when they are the same).
  */
 export async function applySchemaFile(schema: SchemaManager, input: unknown): Promise<void> {
   const list = Array.isArray(input) ? input : isRecord(input) && Array.isArray(input.collections) ? input.collections : undefined;
   if (list === undefined) throw invalid('a schema file holds an array of collections, or {"collections": [...]}');
   for (const entry of list as unknown[]) {
-    const { def: wanted, relationInputs } = normalizeCollection(entry);
+    const { def: wanted, relationInputs, indexes } = normalizeCollection(entry);
     const existing = schema.snapshot.get(wanted.name);
     if (existing === undefined) {
       await schema.createCollection(entry);
@@ -28,5 +29,7 @@ export async function applySchemaFile(schema: SchemaManager, input: unknown): Pr
     for (const relation of relationInputs) {
       if (!(existing.def.relations ?? []).some((r) => r.name === relation.name)) await schema.createField(wanted.name, relation);
     }
+    // An entry with `indexes` sets exactly those (one without leaves them as they are).
+    if (indexes !== undefined && indexes !== null && JSON.stringify(indexes) !== JSON.stringify(existing.def.indexes ?? [])) await schema.setIndexes(wanted.name, indexes);
   }
 }

@@ -3,7 +3,7 @@ import type { DynamicDb } from '../db/database.js';
 import type { ColumnSpec, DialectAdapter } from '../db/dialects/dialect-adapter.js';
 import { FIELD_TYPES } from './field-types/index.js';
 import { indexName } from './index-name.js';
-import type { CollectionDef, FieldDef } from './types.js';
+import type { CollectionDef, FieldDef, IndexDef } from './types.js';
 
 type Trx = Transaction<DynamicDb>;
 
@@ -47,12 +47,14 @@ function defineColumn(field: FieldDef, adapter: DialectAdapter) {
 }
 
 /**
- * Creates the table and its indexes. Where foreign keys are constraints, the caller adds
- * them afterwards with `addForeignKey`, once every table they point at exists.
+ * Creates the table and its per-field indexes. Where foreign keys are constraints, the caller
+ * adds them afterwards with `addForeignKey`, once every table they point at exists, and then
+ * the collection's `indexes` (`createCollectionIndex`): MySQL would otherwise take one of
+ * those for a foreign key and refuse to drop it later.
  */
 export async function createTable(trx: Trx, def: CollectionDef, adapter: DialectAdapter, collation?: string): Promise<void> {
   await createBareTable(trx, def, def.name, adapter, collation);
-  await createAllIndexes(trx, def);
+  await createFieldIndexes(trx, def);
 }
 
 async function createBareTable(trx: Trx, def: CollectionDef, table: string, adapter: DialectAdapter, collation?: string): Promise<void> {
@@ -65,11 +67,29 @@ async function createBareTable(trx: Trx, def: CollectionDef, table: string, adap
   await builder.execute();
 }
 
-async function createAllIndexes(trx: Trx, def: CollectionDef): Promise<void> {
+async function createFieldIndexes(trx: Trx, def: CollectionDef): Promise<void> {
   for (const field of def.fields) await createIndexes(trx, def.name, field);
   for (const columns of def.uniques ?? []) {
     await trx.schema.createIndex(indexName('uq', def.name, columns.join('_'))).on(def.name).columns(columns).unique().execute();
   }
+}
+
+async function createAllIndexes(trx: Trx, def: CollectionDef): Promise<void> {
+  await createFieldIndexes(trx, def);
+  for (const index of def.indexes ?? []) await createCollectionIndex(trx, def.name, index);
+}
+
+/** One entry of a collection's `indexes` (collection-indexes.ts). */
+export async function createCollectionIndex(trx: Trx, table: string, index: IndexDef): Promise<void> {
+  let builder = trx.schema.createIndex(index.name).on(table).columns(index.fields);
+  if (index.unique) builder = builder.unique();
+  await builder.execute();
+}
+
+export async function dropCollectionIndex(trx: Trx, table: string, index: IndexDef, adapter: DialectAdapter): Promise<void> {
+  let builder = trx.schema.dropIndex(index.name);
+  if (adapter.ddl.dropIndexOnTable) builder = builder.on(table);
+  await builder.execute();
 }
 
 /** The foreign key constraint of a relation's key column, where keys are constraints. */

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 const MAX_IDENTIFIER = 63;
 
 /** Readable index names (`uq_posts_title`), hashed only when too long; never random. */
-export function indexName(kind: 'uq' | 'ix' | 'fk', table: string, column: string): string {
+export function indexName(kind: 'uq' | 'ix' | 'fk' | 'idx' | 'uidx', table: string, column: string): string {
   const name = `${kind}_${table}_${column}`;
   if (name.length <= MAX_IDENTIFIER) return name;
   const hash = createHash('sha1').update(`${table}.${column}`).digest('hex').slice(0, 12);

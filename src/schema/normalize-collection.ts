@@ -10,7 +10,7 @@ import { asksForNothing, COLLECTION_UI_OPTIONS, DROPPED_COLLECTION_OPTIONS, copy
 export const MAX_FIELDS_PER_COLLECTION = 200;
 
 const COLLECTION_OPTIONS = new Set<string>([
-  'name', 'title', 'description', 'fields', 'timestamps', 'autoGenId', 'idType', 'filterTargetKey', 'sortable', ...COLLECTION_UI_OPTIONS, ...STAMP_OPTION_NAMES,
+  'name', 'title', 'description', 'fields', 'timestamps', 'autoGenId', 'idType', 'filterTargetKey', 'sortable', 'indexes', ...COLLECTION_UI_OPTIONS, ...STAMP_OPTION_NAMES,
 ]);
 
 /** Types of an explicit `id` primary key that make it the automatic id (`snowflakeId`: an auto-increment bigInt). */
@@ -69,9 +69,10 @@ export function findField(fields: readonly FieldDef[], name: string): FieldDef |
 
 /**
  * Reads a `collections:create` body into a resolved CollectionDef (scalar fields) and the
- * relation field definitions, which need the rest of the schema to resolve. Throws SCHEMA_INVALID.
+ * relation field definitions, which need the rest of the schema to resolve, and the `indexes`
+ * as sent. Throws SCHEMA_INVALID.
  */
-export function normalizeCollection(input: unknown, system = false): { def: CollectionDef; relationInputs: Record<string, unknown>[] } {
+export function normalizeCollection(input: unknown, system = false): { def: CollectionDef; relationInputs: Record<string, unknown>[]; indexes: unknown } {
   if (!isRecord(input)) throw invalid('the body must be a collection definition object');
   for (const key of Object.keys(input)) {
     const unsupported = UNSUPPORTED_COLLECTION_OPTIONS[key];
@@ -136,7 +137,8 @@ export function normalizeCollection(input: unknown, system = false): { def: Coll
   if (input.sortable !== undefined && input.sortable !== null) def.sortable = input.sortable as JsonValue;
   const options = collectionUiOptions(input);
   if (options !== undefined) def.options = options;
-  return { def, relationInputs };
+  // `indexes` may cover relations' key columns: checked once the relations are resolved (SchemaWork.setIndexes).
+  return { def, relationInputs, indexes: input.indexes };
 }
 
 /** The UI-only options of a collection definition, or undefined when it has none. */

@@ -27,7 +27,11 @@ function madeByRelation(def: CollectionDef, throughs: ReadonlySet<string>): bool
   return throughs.has(def.name) && (def.uniques?.length ?? 0) > 0;
 }
 
-function entry(def: CollectionDef, relations: readonly RelationDef[]): Record<string, unknown> {
+/** An index over a relation's key column can only be made once that relation has made the column. */
+const needsRelations = (def: CollectionDef): boolean =>
+  (def.indexes ?? []).some((index) => index.fields.some((name) => def.fields.find((field) => field.name === name)?.references !== undefined));
+
+function entry(def: CollectionDef, relations: readonly RelationDef[], indexes: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = { name: def.name };
   if (def.title !== undefined) out.title = def.title;
   if (def.description !== undefined) out.description = def.description;
@@ -44,6 +48,7 @@ function entry(def: CollectionDef, relations: readonly RelationDef[]): Record<st
   if (def.sortable !== undefined) out.sortable = def.sortable;
   if (def.options !== undefined) Object.assign(out, def.options);
   out.fields = [...def.fields.map(fieldInput).filter((field) => field !== undefined), ...relations];
+  if (indexes && def.indexes !== undefined) out.indexes = def.indexes;
   return out;
 }
 
@@ -53,16 +58,20 @@ function entry(def: CollectionDef, relations: readonly RelationDef[]): Record<st
  * own fields, then (for collections with relations, and through collections that gained
  * fields) the same entry with the relations added, which applies to the existing collection.
  * Any order of relations, cycles included, applies that way. Collections sort by name.
+ * `indexes` come with the first entry, or, when one covers a relation's key column, with a
+ * last entry of the collection (its relations included), once every column exists.
  */
 export function exportSchema(defs: readonly CollectionDef[]): SchemaFile {
   // The system collections (users, roles, apiKeys) are made by the server at its first start,
   // not by a schema file, whose names are refused for them (docs/auth.md).
   const sorted = defs.filter((def) => !RESERVED_COLLECTION_NAMES.has(def.name)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const throughs = new Set(sorted.flatMap((def) => (def.relations ?? []).flatMap((relation) => (relation.through === undefined ? [] : [relation.through]))));
-  const first = sorted.filter((def) => !madeByRelation(def, throughs)).map((def) => entry(def, []));
-  const second = sorted.filter((def) => (def.relations?.length ?? 0) > 0 && !madeByRelation(def, throughs)).map((def) => entry(def, def.relations ?? []));
+  const first = sorted.filter((def) => !madeByRelation(def, throughs)).map((def) => entry(def, [], !needsRelations(def)));
+  const second = sorted.filter((def) => (def.relations?.length ?? 0) > 0 && !madeByRelation(def, throughs)).map((def) => entry(def, def.relations ?? [], false));
   const laterThroughs = sorted
-    .filter((def) => madeByRelation(def, throughs) && (def.fields.some((field) => fieldInput(field) !== undefined) || (def.relations?.length ?? 0) > 0))
-    .map((def) => entry(def, def.relations ?? []));
-  return { collections: [...first, ...second, ...laterThroughs] };
+    .filter((def) => madeByRelation(def, throughs) && (def.fields.some((field) => fieldInput(field) !== undefined) || (def.relations?.length ?? 0) > 0) && !needsRelations(def))
+    .map((def) => entry(def, def.relations ?? [], false));
+  // Indexes over key columns last, when every relation (whichever collection defines it) made its column.
+  const lastly = sorted.filter((def) => needsRelations(def)).map((def) => entry(def, def.relations ?? [], true));
+  return { collections: [...first, ...second, ...laterThroughs, ...lastly] };
 }

@@ -4,6 +4,7 @@ import type { Database, DynamicDb } from '../db/database.js';
 import { adapterOf } from '../db/dialects/adapters.js';
 import type { DialectAdapter } from '../db/dialects/dialect-adapter.js';
 import { ApiError } from '../errors/api-error.js';
+import { fieldInIndexes } from './collection-indexes.js';
 import { addColumn, dropColumn } from './ddl.js';
 import { Mutex } from './mutex.js';
 import { checkDefault, findField, MAX_FIELDS_PER_COLLECTION, normalizeCollection } from './normalize-collection.js';
@@ -148,7 +149,7 @@ export class SchemaManager {
 
   /** `system`: a collection of the auth layer, whose name is reserved for clients. */
   async createCollection(input: unknown, system = false): Promise<CollectionDef> {
-    const { def, relationInputs } = normalizeCollection(input, system);
+    const { def, relationInputs, indexes } = normalizeCollection(input, system);
     let created: CollectionDef | undefined;
     await this.change(async (trx, defs) => {
       if (defs.some((existing) => existing.name.toLowerCase() === def.name.toLowerCase())) {
@@ -157,6 +158,7 @@ export class SchemaManager {
       const work = new SchemaWork(defs);
       work.create(def);
       for (const relation of relationInputs) work.addRelation(def.name, relation);
+      if (indexes !== undefined && indexes !== null) work.setIndexes(def.name, indexes);
       await this.applyWork(trx, work);
       created = work.get(def.name);
     });
@@ -165,6 +167,14 @@ export class SchemaManager {
 
   async updateCollection(name: string, patch: unknown): Promise<CollectionDef> {
     return this.changeWork((work) => updateCollection(work, name, patch));
+  }
+
+  /** Replaces a collection's `indexes` (collections:setIndexes): the indexes that went or changed are dropped, the new ones created. */
+  async setIndexes(name: string, input: unknown): Promise<CollectionDef> {
+    return this.changeWork((work) => {
+      work.setIndexes(name, input);
+      return work.get(name);
+    });
   }
 
   /** One schema change made on a working copy (see SchemaWork); `edit` returns the answer. */
@@ -257,6 +267,8 @@ export class SchemaManager {
         throw invalid(`${fieldName} is a key or automatic field and cannot be removed`, fieldName);
       }
       if (field.references !== undefined) throw invalid(`${fieldName} is the key column of a relation; drop the relation instead`, fieldName);
+      const covered = fieldInIndexes(def, fieldName, 'drop the field');
+      if (covered !== undefined) throw covered;
       if (defs.some((other) => (other.relations ?? []).some((r) => (r.sourceKey === fieldName && other.name === collectionName) || (r.targetKey === fieldName && r.target === collectionName)))) {
         throw invalid(`${fieldName} is the key a relation points at`, fieldName);
       }
@@ -305,7 +317,7 @@ export class SchemaManager {
   }
 
   private async applyWork(trx: Trx, work: SchemaWork): Promise<void> {
-    await work.apply(trx, this.#adapter, (run) => this.ddl(run), this.database.mysqlCollation);
+    await work.apply(trx, this.#adapter, (run, undo) => this.ddl(run, undo), this.database.mysqlCollation);
   }
 
   /** Runs DDL, turning a database refusal into a client error (see run-schema-change.ts). */

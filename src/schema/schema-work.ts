@@ -2,15 +2,18 @@ import type { Transaction } from 'kysely';
 import type { DynamicDb } from '../db/database.js';
 import type { DialectAdapter } from '../db/dialects/dialect-adapter.js';
 import { ApiError } from '../errors/api-error.js';
-import { addColumn, addForeignKey, createTable, dropColumn, dropTable, rebuildTable } from './ddl.js';
+import { fieldInIndexes, indexChanges, normalizeIndexes } from './collection-indexes.js';
+import { addColumn, addForeignKey, createCollectionIndex, createTable, dropCollectionIndex, dropColumn, dropTable, rebuildTable } from './ddl.js';
 import { MAX_FIELDS_PER_COLLECTION } from './normalize-collection.js';
 import { invalid } from './normalize-field.js';
 import { resolveRelation } from './resolve-relation.js';
 import { reverseInput } from './reverse-field.js';
 import { deleteDefinition, insertDefinition, updateDefinition } from './schema-store.js';
-import type { CollectionDef, FieldDef, RelationDef } from './types.js';
+import type { CollectionDef, FieldDef, IndexDef, RelationDef } from './types.js';
 
 type Trx = Transaction<DynamicDb>;
+/** Runs one DDL step of a change; `undo` reverts it where DDL commits at once (MySQL). */
+export type RunStep = (ddl: () => Promise<void>, undo?: () => Promise<void>) => Promise<void>;
 
 /** Where a relation keeps its key column: which collection, which column. */
 export function foreignKeyOwner(source: string, relation: RelationDef): { collection: string; column: string } {
@@ -31,6 +34,8 @@ export class SchemaWork {
   readonly #changed = new Set<string>();
   readonly #addedColumns: { table: string; field: FieldDef }[] = [];
   readonly #droppedColumns: { table: string; field: FieldDef }[] = [];
+  /** Each collection's indexes before this change, for those whose `indexes` were replaced. */
+  readonly #indexesBefore = new Map<string, IndexDef[]>();
 
   constructor(defs: readonly CollectionDef[]) {
     for (const def of defs) this.#defs.set(def.name, structuredClone({ ...def, relations: def.relations ?? [] }));
@@ -59,6 +64,20 @@ export class SchemaWork {
   touch(name: string): void {
     this.get(name);
     this.#touch(name);
+  }
+
+  /**
+   * Replaces a collection's `indexes` (validated against its fields as they are now); `apply`
+   * drops the ones that went or changed and creates the new ones.
+   */
+  setIndexes(name: string, input: unknown): IndexDef[] {
+    const def = this.get(name);
+    const next = normalizeIndexes(input, def, this.all());
+    if (!this.#indexesBefore.has(name)) this.#indexesBefore.set(name, def.indexes ?? []);
+    if (next.length === 0) delete def.indexes;
+    else def.indexes = next;
+    this.#touch(name);
+    return next;
   }
 
   all(): CollectionDef[] {
@@ -130,6 +149,8 @@ export class SchemaWork {
     if (stillUsed) return;
     const field = owner.fields.find((f) => f.name === column);
     if (field === undefined) return;
+    const covered = fieldInIndexes(owner, column, 'drop the relation');
+    if (covered !== undefined) throw covered;
     owner.fields = owner.fields.filter((f) => f !== field);
     owner.uniques = (owner.uniques ?? []).filter((columns) => !columns.includes(column));
     this.#touch(collection);
@@ -140,7 +161,38 @@ export class SchemaWork {
     this.#changed.add(name);
   }
 
-  async apply(trx: Trx, adapter: DialectAdapter, run: (ddl: () => Promise<void>) => Promise<void>, collation?: string): Promise<void> {
+  /**
+   * Drops the indexes that went or changed, then creates the new ones, as one step: where DDL
+   * commits at once (MySQL), a failure (duplicate rows under a new unique index) undoes the
+   * steps done so far, so the table keeps the indexes it had.
+   */
+  async #replaceIndexes(trx: Trx, adapter: DialectAdapter, run: RunStep, name: string, before: readonly IndexDef[]): Promise<void> {
+    const { drop, create } = indexChanges(before, this.get(name).indexes ?? []);
+    const undo: (() => Promise<void>)[] = [];
+    let creating: IndexDef | undefined;
+    const step = async (): Promise<void> => {
+      for (const index of drop) {
+        await dropCollectionIndex(trx, name, index, adapter);
+        undo.unshift(() => createCollectionIndex(trx, name, index));
+      }
+      for (const index of create) {
+        creating = index;
+        await createCollectionIndex(trx, name, index);
+        undo.unshift(() => dropCollectionIndex(trx, name, index, adapter));
+      }
+    };
+    try {
+      await run(step, async () => {
+        for (const revert of undo) await revert();
+      });
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'UNIQUE_VIOLATION' || creating === undefined) throw error;
+      const message = `stored rows of ${name} hold duplicate values for the unique index ${creating.name} (${creating.fields.join(', ')}); no index was changed`;
+      throw new ApiError('UNIQUE_VIOLATION', message, { field: 'indexes', details: { index: creating.name, fields: creating.fields }, cause: error });
+    }
+  }
+
+  async apply(trx: Trx, adapter: DialectAdapter, run: RunStep, collation?: string): Promise<void> {
     const live = (name: string) => this.#defs.has(name);
     // Drops first: key columns, then tables (a through table before what it points at).
     const rebuilt = new Set<string>();
@@ -157,11 +209,15 @@ export class SchemaWork {
       await deleteDefinition(trx, name);
     }
     const created = this.#created.filter(live);
-    for (const name of created) await run(() => createTable(trx, this.get(name), adapter, collation));
+    for (const name of created) await run(() => createTable(trx, this.get(name), adapter, collation), () => dropTable(trx, name));
     const added = this.#addedColumns.filter(({ table }) => live(table) && !rebuilt.has(table));
     for (const { table, field } of added) await run(() => addColumn(trx, table, field, adapter));
     for (const name of created) for (const field of this.get(name).fields) await run(() => addForeignKey(trx, name, field, adapter));
     for (const { table, field } of added) await run(() => addForeignKey(trx, table, field, adapter));
+    for (const name of created) for (const index of this.get(name).indexes ?? []) await run(() => createCollectionIndex(trx, name, index));
+    for (const [name, before] of this.#indexesBefore) {
+      if (live(name) && !created.includes(name) && !rebuilt.has(name)) await this.#replaceIndexes(trx, adapter, run, name, before);
+    }
     for (const name of created) await insertDefinition(trx, this.get(name));
     for (const name of this.#changed) if (live(name) && !created.includes(name)) await updateDefinition(trx, this.get(name));
   }

@@ -107,10 +107,19 @@ export interface CollectionDef {
   relations?: RelationDef[];
   /** Multi-column unique constraints (a through collection's pair of keys). */
   uniques?: string[][];
+  /** Indexes over one or more fields (`indexes` option, collections:setIndexes): stored with the definition. */
+  indexes?: IndexDef[];
   /** `sortable` as sent: the `sort` field it made is among `fields`. */
   sortable?: JsonValue;
   /** NocoBase options that only steer its UI (logging, hidden, category…): stored and returned. */
   options?: Record<string, JsonValue>;
+}
+
+/** One entry of a collection's `indexes`, every option resolved (collection-indexes.ts). */
+export interface IndexDef {
+  name: string;
+  fields: string[];
+  unique: boolean;
 }
 
 export const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;

@@ -77,7 +77,6 @@ export const UNSUPPORTED_COLLECTION_OPTIONS: Readonly<Record<string, string>> = 
   tree: 'tree collections (tree) are not supported: add a belongsTo parent and a hasMany children relation',
   paranoid: 'soft deletion (paranoid) is not supported',
   tableName: 'tableName is not supported: the table is named after the collection',
-  indexes: 'multi-column indexes (indexes) are not supported: set unique or index on a field',
   model: 'custom models (model) are not supported',
   repository: 'custom repositories (repository) are not supported',
 };

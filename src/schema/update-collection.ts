@@ -10,7 +10,8 @@ const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) 
 /**
  * `collections:update` on a working copy: `title`, `description` and the UI-only options
  * change (null removes one); `sortable` adds its `sort` field when missing (turning it off
- * keeps the column); any other option may be sent with its current value only.
+ * keeps the column); `indexes` replaces the collection's indexes; any other option may be sent
+ * with its current value only.
  */
 export function updateCollection(work: SchemaWork, name: string, patch: unknown): CollectionDef {
   if (!isRecord(patch)) throw invalid('the body must be an object');
@@ -29,6 +30,9 @@ export function updateCollection(work: SchemaWork, name: string, patch: unknown)
       else if (value !== undefined) options[key] = value as JsonValue;
       if (Object.keys(options).length === 0) delete def.options;
       else def.options = options;
+    } else if (key === 'indexes') {
+      // Replaces the set, as collections:setIndexes does (null or [] removes them all).
+      work.setIndexes(name, value);
     } else if (key === 'sortable') {
       const field = sortFieldName(value);
       if (field !== undefined) {

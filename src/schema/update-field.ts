@@ -2,6 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { DynamicDb } from '../db/database.js';
 import type { DialectAdapter } from '../db/dialects/dialect-adapter.js';
 import { ApiError } from '../errors/api-error.js';
+import { fieldInIndexes } from './collection-indexes.js';
 import { alterColumn, createIndexes, dropIndex, renameColumn, setColumnDefault } from './ddl.js';
 import { FIELD_TYPES } from './field-types/index.js';
 import { checkDefault, findField } from './normalize-collection.js';
@@ -76,6 +77,8 @@ export async function updateField(trx: Trx, defs: readonly CollectionDef[], coll
     }
   }
   if (next.name !== current.name) {
+    const covered = fieldInIndexes(def, current.name, 'rename it');
+    if (covered !== undefined) throw covered;
     if (current.primaryKey === true || def.filterTargetKey === current.name) throw invalid('the key field cannot be renamed', fieldName);
     const clash = findField(def.fields, next.name);
     if (clash !== undefined && clash !== current) throw new ApiError('FIELD_EXISTS', `field ${next.name} already exists`, { field: next.name });
