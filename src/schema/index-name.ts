@@ -8,5 +8,6 @@ export function indexName(kind: 'uq' | 'ix' | 'fk' | 'idx' | 'uidx', table: stri
   const name = `${kind}_${table}_${column}`;
   if (name.length <= MAX_IDENTIFIER) return name;
   const hash = createHash('sha1').update(`${table}.${column}`).digest('hex').slice(0, 12);
-  return `${kind}_${table.slice(0, 24)}_${column.slice(0, 22)}_${hash}`;
+  // 63 characters in all: the column part gives way to a longer kind (22 for the two-letter ones).
+  return `${kind}_${table.slice(0, 24)}_${column.slice(0, 24 - kind.length)}_${hash}`;
 }

@@ -45,6 +45,25 @@ describe.each(DIALECTS)('collection indexes on %s', (dialect) => {
     expect(await indexesOf('plain')).toBeUndefined();
   });
 
+  it('generated names stay within 63 characters (PostgreSQL; MySQL takes 64), hashed, and the DDL takes them', async () => {
+    const long = (prefix: string) => `${prefix}${'x'.repeat(62 - prefix.length)}`;
+    const name = long('c');
+    const reply = await ctx.api.post('/api/collections:create', {
+      name,
+      fields: [{ name: long('a'), type: 'string' }, { name: long('b'), type: 'integer' }],
+      indexes: [{ fields: [long('a'), long('b')] }, { fields: [long('b'), long('a')], unique: true }],
+    });
+    expect(reply.status, reply.text).toBe(201);
+    const names = (reply.body.data.indexes as { name: string }[]).map((index) => index.name);
+    for (const made of names) expect(made.length).toBeLessThanOrEqual(63);
+    expect(names[0]).toMatch(/^idx_c/);
+    expect(names[1]).toMatch(/^uidx_c/);
+    expect(new Set(names).size).toBe(2);
+    expect(await inDatabase(name)).toEqual(expect.arrayContaining(names));
+    expect((await ctx.api.post(`/api/collections:setIndexes/${name}`, { indexes: [] })).status).toBe(200);
+    expect(await inDatabase(name)).not.toEqual(expect.arrayContaining([names[0]]));
+  });
+
   it('a unique index refuses duplicates on write (409 UNIQUE_VIOLATION)', async () => {
     expect((await ctx.api.post('/api/posts:create', { title: 'a', slug: 'same' })).status).toBe(201);
     expectError(await ctx.api.post('/api/posts:create', { title: 'b', slug: 'same' }), 409, 'UNIQUE_VIOLATION');
