@@ -70,7 +70,7 @@ export function exportSchema(defs: readonly CollectionDef[]): SchemaFile {
   const second = sorted.filter((def) => (def.relations?.length ?? 0) > 0 && !madeByRelation(def, throughs)).map((def) => entry(def, def.relations ?? [], false));
   const laterThroughs = sorted
     .filter((def) => madeByRelation(def, throughs) && (def.fields.some((field) => fieldInput(field) !== undefined) || (def.relations?.length ?? 0) > 0) && !needsRelations(def))
-    .map((def) => entry(def, def.relations ?? [], false));
+    .map((def) => entry(def, def.relations ?? [], true));
   // Indexes over key columns last, when every relation (whichever collection defines it) made its column.
   const lastly = sorted.filter((def) => needsRelations(def)).map((def) => entry(def, def.relations ?? [], true));
   return { collections: [...first, ...second, ...laterThroughs, ...lastly] };

@@ -214,7 +214,11 @@ export class SchemaWork {
     for (const { table, field } of added) await run(() => addColumn(trx, table, field, adapter));
     for (const name of created) for (const field of this.get(name).fields) await run(() => addForeignKey(trx, name, field, adapter));
     for (const { table, field } of added) await run(() => addForeignKey(trx, table, field, adapter));
-    for (const name of created) for (const index of this.get(name).indexes ?? []) await run(() => createCollectionIndex(trx, name, index));
+    // A refused index (MySQL: a key longer than 3072 bytes) leaves no table behind where DDL commits at once.
+    const dropCreated = async (): Promise<void> => {
+      for (const name of [...created].reverse()) await dropTable(trx, name);
+    };
+    for (const name of created) for (const index of this.get(name).indexes ?? []) await run(() => createCollectionIndex(trx, name, index), dropCreated);
     for (const [name, before] of this.#indexesBefore) {
       if (live(name) && !created.includes(name) && !rebuilt.has(name)) await this.#replaceIndexes(trx, adapter, run, name, before);
     }

@@ -41,18 +41,19 @@ describe.each(DIALECTS)('schema export on %s', (dialect) => {
     // The stamp options (createdBy/updatedBy relations to users, one date left out) round-trip too.
     await ctx.api.collection({ name: 'notes', createdBy: true, updatedBy: true, createdAt: false, fields: [{ name: 'text', type: 'string' }] });
     // Indexes: over own fields (made with the collection), over a relation's key column (made last,
-    // once the relation made it), over a key column another collection's hasMany made, and on a made through collection.
+    // once the relation made it), over a key column another collection's hasMany made, and over a
+    // field added to a made through collection (with its later entry).
     expect((await ctx.api.post('/api/collections:setIndexes/notes', { indexes: [{ fields: ['text', 'updatedAt'], unique: true }, { fields: ['updatedAt'], name: 'notes_recent' }] })).status).toBe(200);
     expect((await ctx.api.post('/api/collections:setIndexes/posts', { indexes: [{ fields: ['authorId', 'title'] }, { fields: ['title'] }] })).status).toBe(200);
     expect((await ctx.api.post('/api/collections:setIndexes/comments', { indexes: [{ fields: ['postId', 'body'] }] })).status).toBe(200);
-    expect((await ctx.api.post('/api/collections:setIndexes/posts_tags', { indexes: [{ fields: ['tagId', 'weight'] }] })).status).toBe(200);
+    expect((await ctx.api.post('/api/collections:setIndexes/posts_tags', { indexes: [{ fields: ['weight'] }] })).status).toBe(200);
 
     const exported = await ctx.api.get('/api/collections:export');
     expect(exported.status).toBe(200);
     const file = exported.body;
     expect(Object.keys(file)).toEqual(['collections']);
     const withIndexes = (file.collections as { name: string; indexes?: unknown }[]).filter((entry) => entry.indexes !== undefined).map((entry) => entry.name);
-    expect(withIndexes).toEqual(['notes', 'comments', 'posts', 'posts_tags']);
+    expect(withIndexes).toEqual(['notes', 'posts_tags', 'comments', 'posts']);
 
     const dir = mkdtempSync(join(tmpdir(), 'corral-export-'));
     const target = await createTestDatabase(dialect);
