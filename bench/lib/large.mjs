@@ -9,6 +9,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { LARGE_SCENARIOS } from '../scenarios.mjs';
 import { random } from '../seed.mjs';
+import { describeAnswer } from './answers.mjs';
 import { headersFor } from './auth.mjs';
 import { fail, log, settings } from './config.mjs';
 import { cpuClock, cpuSupported, processTree } from './cpu.mjs';
@@ -42,17 +43,6 @@ import { startBaseline, startCorral } from './servers.mjs';
  * @property {(number | null)[]} requests responses in a measured window (median)
  * @property {object[]} rounds every measured run
  */
-
-/** @param {{ status: number, body: any }} reply @returns {string} */
-export function describeAnswer({ status, body }) {
-  if (status < 200 || status >= 300) return `${status} ${body?.errors?.[0]?.code ?? ''}`.trim();
-  const estimated = body?.meta?.countEstimated === true ? ' (estimated)' : '';
-  if (typeof body?.data === 'number') return `count ${body.data}${estimated}`;
-  if (!Array.isArray(body?.data)) return 'ok';
-  const meta = body.meta ?? {};
-  const count = typeof meta.count === 'number' ? `, count ${meta.count}${estimated}` : typeof meta.hasNext === 'boolean' ? `, hasNext ${meta.hasNext}` : '';
-  return `${body.data.length} rows${count}`;
-}
 
 /** The run's `--large` settings. */
 const large = () => settings.large ?? fail('--large: no settings');
