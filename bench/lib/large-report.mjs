@@ -41,7 +41,7 @@ export function printLargeReport(rows) {
   if (large === undefined) return;
   const seeded = [...new Map(rows.map((r) => [r.database, r.seedMs])).entries()].map(([db, seedMs]) => `${db} ${(seedMs / 1000).toFixed(1)} s`).join(', ');
   process.stdout.write(
-    `\n--large: ${large.posts} posts inserted in SQL (${seeded}, search tokens and the (status, views) index included); ${large.rounds} round(s) × ${large.seconds} s measured after ${large.settle} s per question and server, after a warm-up of ${large.warmup} requests (at most ${large.warmupSeconds} s). ` +
+    `\n--large: ${large.posts} posts inserted in SQL (${seeded}, search tokens and the (status, views) index included); ${large.rounds} round(s) × ${large.seconds} s measured after ${large.settle} s per question and server, after a warm-up of ${large.warmup} requests (at most ${large.warmupSeconds} s); a slow question (under 20 responses in that window at its warm-up rate) over a counted window instead, from a response to the 6th or more after it. ` +
       'On fewer posts the deep page and the cursor row are in proportion (row 800,000 and 199,980 of 1,000,000). A question answered with a non-2xx status is not measured (its status and error code are shown). The `stall` rows: latency of a light request while 2 connections run a heavy `$includes` filter on the same server (CPU not per request there). PostgreSQL runs without parallel workers (each statement\'s CPU in its backend).\n',
   );
 }

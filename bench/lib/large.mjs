@@ -52,13 +52,44 @@ const ok = (status) => status >= 200 && status < 300;
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * Whatever is still in flight ends before the next run (on SQLite it holds the event loop).
+ * @param {Server} server
+ */
+async function drain(server) {
+  await request(server.url, 'GET', '/healthz');
+  await pause(200);
+}
+
+/**
+ * A slow question (fewer responses than this in a timed window at its warm-up rate) is measured
+ * over a counted window instead: from one response to the `n`-th after it, so the work in flight
+ * at both ends is alike (two connections busy) and CPU ÷ responses is not skewed by a window
+ * edge cutting a second-long request; at least SLOW_WINDOW responses.
+ */
+const SLOW_RESPONSES = 20;
+const SLOW_WINDOW = 6;
+
+/**
+ * How a run of a question is measured: a timed window, or a counted one for a slow question.
+ * @param {Scenario} scenario
+ * @param {number | null} rate responses per second in the warm-up
+ * @returns {{ settle: number, seconds: number } | { settleRequests: number, windowRequests: number }}
+ */
+export function largeWindow(scenario, rate) {
+  const { settle, seconds } = large();
+  if (scenario.stall !== undefined || rate === null || rate * seconds >= SLOW_RESPONSES) return { settle, seconds };
+  return { settleRequests: scenario.connections ?? 2, windowRequests: Math.max(SLOW_WINDOW, Math.round(rate * seconds)) };
+}
+
+/**
  * One measured run of a question on a server, with its heavy neighbours if it has them.
  * @param {Server} server
  * @param {Scenario} scenario
  * @param {() => number} rand
  * @param {number} posts
+ * @param {number | null} rate responses per second in the warm-up
  */
-async function measureLarge(server, scenario, rand, posts) {
+async function measureLarge(server, scenario, rand, posts, rate) {
   const { settle, seconds } = large();
   const own = cpuClock(processTree(server.pid));
   // Read at the window's two ends, in the same moment as the server's clock.
@@ -72,11 +103,9 @@ async function measureLarge(server, scenario, rand, posts) {
     },
   };
   const stall = scenario.stall === undefined ? undefined : load(server, scenario.stall, { seconds: settle + seconds }, random(5), posts);
-  const loaded = await load(server, scenario, { settle, seconds, clock }, rand, posts);
+  const loaded = await load(server, scenario, { ...largeWindow(scenario, rate), clock }, rand, posts);
   await stall;
-  // Whatever is still in flight ends before the next run (on SQLite it holds the event loop).
-  await request(server.url, 'GET', '/healthz');
-  await pause(200);
+  await drain(server);
   const per = (/** @type {number | undefined} */ ns) => (ns === undefined || loaded.requests === 0 || scenario.stall !== undefined ? null : ns / 1000 / loaded.requests);
   const [first, last] = databaseNs;
   return {
@@ -114,14 +143,17 @@ async function largeQuestion(scenario, corral, baseline, { kind, posts, seedMs }
   log(`${kind} ${posts} posts, ${scenario.name}: ${answers.join(' / ')}${servers.length === 0 ? ' (not measured)' : ''}`);
   /** @type {Map<Server, ReturnType<typeof measureLarge> extends Promise<infer T> ? T[] : never>} */
   const runs = new Map();
+  /** @type {Map<Server, number>} */
+  const rates = new Map();
   for (const server of servers) {
-    await load(server, scenario, { requests: large().warmup, maxSeconds: large().warmupSeconds }, random(99), posts);
+    rates.set(server, (await load(server, scenario, { requests: large().warmup, maxSeconds: large().warmupSeconds }, random(99), posts)).rps);
+    await drain(server);
     runs.set(server, []);
   }
   const rand = random(1234);
   for (let round = 1; round <= large().rounds; round++) {
     for (const [server, list] of runs) {
-      const run = await measureLarge(server, scenario, rand, posts);
+      const run = await measureLarge(server, scenario, rand, posts, rates.get(server) ?? null);
       list.push(run);
       const ms = (/** @type {number | null} */ us) => (us === null ? '-' : (us / 1000).toFixed(2));
       log(`${kind} ${posts} posts, ${scenario.name} round ${round}: ${server.name} ${run.requests} responses, CPU ${ms(run.cpuUs)} ms/req${run.dbCpuUs === null ? '' : ` + database ${ms(run.dbCpuUs)} ms/req`}, p50 ${run.p50} ms, p99 ${run.p99} ms`);
