@@ -32,7 +32,7 @@ export function printLargeReport(rows) {
         pg ? cell(r.dbCpuUs.map(ms), both) : '(in the server)',
         cell(r.p50Ms, both),
         cell(r.p99Ms, both),
-        cell(r.rps.map((v) => (v === null ? null : Math.round(v))), both),
+        cell(r.rps.map((v) => (v === null ? null : v < 10 ? v.toFixed(1) : String(Math.round(v)))), both),
         cell(r.requests, both),
       ];
     }),
