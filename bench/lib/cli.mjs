@@ -166,6 +166,7 @@ export function parseCli(args, { callgrindSupported }) {
   // one process per kind and a few rounds suffice; start-up, RSS and workers are not measured
   // (valgrind changes them all).
   const instructionMode = opts.instructions;
+  if (opts.large && (instructionMode || opts.profile || opts.scale)) fail('--large runs alone: not with --instructions, --profile or --scale');
   if (instructionMode && !callgrindSupported) fail('--instructions needs valgrind (callgrind) and callgrind_control: apt-get install valgrind');
   if (instructionMode && (opts.profile || opts.pin || opts.scale)) fail('--instructions runs alone: not with --profile, --pin or --scale');
   /**
