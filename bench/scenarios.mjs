@@ -127,3 +127,47 @@ export const SCALE_SCENARIOS = [
   { name: 'deep', target: 1.35, connections: SCALE_CONNECTIONS, seconds: SCALE_SECONDS, request: (ctx) => ({ method: 'GET', path: `/api/posts:list?pageSize=20&sort=id&page=${Math.floor((ctx.posts * 0.8) / 20)}` }) },
   { name: 'count', target: 1.35, connections: SCALE_CONNECTIONS, seconds: SCALE_SECONDS, request: () => ({ method: 'GET', path: '/api/posts:count' }) },
 ];
+
+/**
+ * `--large`: the questions of issue 28 on a table of 1,000,000 posts (bench/lib/large.mjs),
+ * each measured on Corral and, where `baseline` is true, on the baseline after it (the answers'
+ * rows compared first). `question` is what the table shows. A question Corral does not answer
+ * with 2xx (a parameter it does not know yet, a page it refuses) is reported with its status
+ * and error code instead of being measured. `stall`: the question is measured while `stall`
+ * loads the same server (heavy requests in flight), Corral only.
+ */
+const LARGE_CONNECTIONS = 2;
+const LIST_PAGE = '/api/posts:list?pageSize=20&sort=-id';
+/** The deep page of the issue's table (row 800,000 of 1,000,000), and the row of its cursor page (199,980): in proportion on a smaller table. */
+const LARGE_PAGE = 40_000;
+/** @param {number} posts */
+const largePage = (posts) => Math.max(1, Math.floor((posts * LARGE_PAGE) / 1_000_000));
+/** @param {number} posts */
+const largeCursorRow = (posts) => Math.max(1, Math.floor((posts * 199_980) / 1_000_000));
+const HEAVY = encodeURIComponent(JSON.stringify({ title: { $includes: 'ost 99' } }));
+/** @type {import('./lib/types.mjs').Scenario[]} */
+const LARGE_QUESTIONS = [
+  { name: 'list', question: 'list page 1 with count', baseline: true, request: () => ({ method: 'GET', path: LIST_PAGE }) },
+  { name: 'filter', question: '`views>500 & status=published` with count (index on status, views)', baseline: true, request: () => ({ method: 'GET', path: `/api/posts:list?filter=${FILTER}&pageSize=20` }) },
+  { name: 'count-estimated', question: '`count=estimated`', request: () => ({ method: 'GET', path: '/api/posts:count?count=estimated' }) },
+  { name: 'list-estimated', question: 'list page 1 with `count=estimated`', request: () => ({ method: 'GET', path: `${LIST_PAGE}&count=estimated` }) },
+  { name: 'deep', question: '`page=40000` with count', baseline: true, request: (ctx) => ({ method: 'GET', path: `/api/posts:list?pageSize=20&sort=id&page=${largePage(ctx.posts)}` }) },
+  { name: 'count', question: '`count`', baseline: true, request: () => ({ method: 'GET', path: '/api/posts:count' }) },
+  { name: 'q', question: '`q=post` (a word in every row)', request: () => ({ method: 'GET', path: '/api/posts:list?pageSize=20&q=post' }) },
+  { name: 'cursor', question: 'cursor page after row 199,980', baseline: true, request: (ctx) => ({ method: 'GET', path: `/api/posts:list?pageSize=20&cursor=${encodeURIComponent(postCursor(largeCursorRow(ctx.posts)))}` }) },
+  {
+    name: 'stall-healthz',
+    question: '`/healthz` while two heavy filters run',
+    stall: { name: 'heavy', connections: 2, request: () => ({ method: 'GET', path: `/api/posts:list?filter=${HEAVY}&pageSize=20` }) },
+    connections: 1,
+    request: () => ({ method: 'GET', path: '/healthz' }),
+  },
+  {
+    name: 'stall-get',
+    question: 'a get while two heavy filters run',
+    stall: { name: 'heavy', connections: 2, request: () => ({ method: 'GET', path: `/api/posts:list?filter=${HEAVY}&pageSize=20` }) },
+    connections: 1,
+    request: (ctx) => ({ method: 'GET', path: `/api/posts:get/${ctx.postId()}` }),
+  },
+];
+export const LARGE_SCENARIOS = LARGE_QUESTIONS.map((scenario) => ({ connections: LARGE_CONNECTIONS, ...scenario }));

@@ -26,14 +26,19 @@ async function bulk(baseUrl, collection, rows) {
   }
 }
 
-/** The bench's collections, with their indexes, made by Corral; and the authors. @param {string} baseUrl */
-async function createSchema(baseUrl) {
+/**
+ * The bench's collections, with their indexes, made by Corral; and the authors. `searchable`:
+ * posts' `title` is searchable (`q`, `$search`), as the `--large` set asks.
+ * @param {string} baseUrl
+ * @param {{ searchable?: boolean }} [options]
+ */
+async function createSchema(baseUrl, { searchable = false } = {}) {
   await requestOk(baseUrl, 'POST', '/api/collections:create', { name: 'authors', fields: [{ name: 'name', type: 'string' }] });
   await requestOk(baseUrl, 'POST', '/api/collections:create', { name: 'comments', fields: [{ name: 'body', type: 'text' }] });
   await requestOk(baseUrl, 'POST', '/api/collections:create', {
     name: 'posts',
     fields: [
-      { name: 'title', type: 'string' },
+      { name: 'title', type: 'string', ...(searchable ? { searchable: true } : {}) },
       { name: 'body', type: 'text' },
       { name: 'views', type: 'integer', index: true },
       { name: 'status', type: 'string', index: true },
@@ -81,11 +86,12 @@ export async function seed(baseUrl) {
 /**
  * `--scale`: the same schema and authors, and one post through the API: the template whose
  * stored timestamps and body the bulk of the rows copy, inserted directly in SQL by the caller
- * (through the API, a million rows would take many minutes).
+ * (through the API, a million rows would take many minutes). `searchable`: see createSchema.
  * @param {string} baseUrl
+ * @param {{ searchable?: boolean }} [options]
  */
-export async function seedScaleTemplate(baseUrl) {
-  await createSchema(baseUrl);
+export async function seedScaleTemplate(baseUrl, { searchable = false } = {}) {
+  await createSchema(baseUrl, { searchable });
   await requestOk(baseUrl, 'POST', '/api/posts:create', { title: 'post 1', body, views: 0, status: 'published', authorId: 1 });
 }
 

@@ -12,7 +12,8 @@ export const USAGE = `Corral against a hand-written baseline: see bench/README.m
   options: --db=sqlite,postgres  --only=get,list  --rounds=N  --duration=S  --settle=S  --warmup=N (requests)
            --no-paired (one server after the other)  --json=FILE (for bench/compare.mjs)
            --connections=N  --no-startup  --profile (Corral under node --cpu-prof, prints the top functions)
-           --scale (also 1,000,000 rows)  --workers / --no-workers (1 worker against 2)  --pin (taskset)
+           --scale (also 1,000,000 rows)  --large (only issue 28's questions on 1,000,000 posts;
+           with --quick 20,000; --large-posts=N; --only names its questions)  --workers / --no-workers (1 worker against 2)  --pin (taskset)
            --write-rounds=N  --write-requests=N (create, update)  --no-events-baseline (no context column)
            --instructions (servers under valgrind's callgrind: instructions per request instead of CPU
            seconds, not moved by the machine's load; slow: see bench/README.md)
@@ -55,6 +56,20 @@ const WRITE_REQUESTS = { sqlite: 2000, postgres: 1000 };
  * @property {number} connections
  * @property {number} startupRuns
  * @property {string | undefined} acceptEncoding sent with every measured request (--accept-encoding)
+ * @property {LargeSettings | undefined} large `--large`: the large-table run instead of the scenarios
+ */
+
+/**
+ * `--large` (bench/lib/large.mjs): posts in the table, measured runs per question and server
+ * (each `seconds` after `settle`), and the warm-up (requests, at most `warmupSeconds`).
+ * @typedef {object} LargeSettings
+ * @property {number} posts
+ * @property {number} rounds
+ * @property {number} settle
+ * @property {number} seconds
+ * @property {number} warmup
+ * @property {number} warmupSeconds
+ * @property {string[] | undefined} only
  */
 
 /**
@@ -73,6 +88,24 @@ export function fail(message) {
   throw new Error(message);
 }
 
+/**
+ * `--large`: 1,000,000 posts, 2 rounds of 5 s after 1 s per question and server; `--quick`:
+ * 20,000 posts, 1 round of 1 s (the CI smoke run, well under a minute a database).
+ * @param {ReturnType<typeof parseFlags>['values']} opts
+ * @returns {LargeSettings}
+ */
+export function largeSettings(opts) {
+  return {
+    posts: Number(opts['large-posts'] ?? (opts.quick ? 20_000 : 1_000_000)),
+    rounds: Number(opts.rounds ?? (opts.quick ? 1 : 2)),
+    settle: Number(opts.settle ?? (opts.quick ? 0.3 : 1)),
+    seconds: Number(opts.duration ?? (opts.quick ? 1 : 5)),
+    warmup: Number(opts.warmup ?? (opts.quick ? 50 : 200)),
+    warmupSeconds: opts.quick ? 1 : 3,
+    only: opts.only?.split(',').filter(Boolean),
+  };
+}
+
 /** @param {string[]} args */
 function parseFlags(args) {
   return parseArgs({
@@ -88,6 +121,8 @@ function parseFlags(args) {
       'no-startup': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
       scale: { type: 'boolean', default: false },
+      large: { type: 'boolean', default: false },
+      'large-posts': { type: 'string' },
       workers: { type: 'boolean' },
       'no-workers': { type: 'boolean', default: false },
       pin: { type: 'boolean', default: false },
@@ -131,6 +166,7 @@ export function parseCli(args, { callgrindSupported }) {
   // one process per kind and a few rounds suffice; start-up, RSS and workers are not measured
   // (valgrind changes them all).
   const instructionMode = opts.instructions;
+  if (opts.large && (instructionMode || opts.profile || opts.scale)) fail('--large runs alone: not with --instructions, --profile or --scale');
   if (instructionMode && !callgrindSupported) fail('--instructions needs valgrind (callgrind) and callgrind_control: apt-get install valgrind');
   if (instructionMode && (opts.profile || opts.pin || opts.scale)) fail('--instructions runs alone: not with --profile, --pin or --scale');
   /**
@@ -204,6 +240,7 @@ export function parseCli(args, { callgrindSupported }) {
     // (Under callgrind a server is saturated by far fewer: more would only add connection set-ups to the count.)
     connections: Number(opts.connections ?? (instructionMode ? 10 : 50)),
     startupRuns: opts.quick ? 3 : 5,
+    large: opts.large ? largeSettings(opts) : undefined,
   };
   /** @type {DatabaseKind[]} */
   const databases = [];
@@ -211,6 +248,7 @@ export function parseCli(args, { callgrindSupported }) {
     if (db !== 'sqlite' && db !== 'postgres') fail(`--db: unknown database ${db}`);
     databases.push(db);
   }
-  const scenarios = opts.only === undefined ? SCENARIOS : opts.only.split(',').map((name) => SCENARIOS.find((s) => s.name === name) ?? fail(`--only: unknown scenario ${name}`));
+  // --large runs its own questions (--only names them), none of the scenarios.
+  const scenarios = opts.large ? [] : opts.only === undefined ? SCENARIOS : opts.only.split(',').map((name) => SCENARIOS.find((s) => s.name === name) ?? fail(`--only: unknown scenario ${name}`));
   return { opts, settings, databases, scenarios, corralRoot, serverNodeFlags };
 }

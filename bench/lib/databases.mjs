@@ -170,7 +170,7 @@ export async function insertPosts(database, count) {
  * @param {BenchDatabase} database
  * @param {(client: import('pg').Client) => Promise<void>} work
  */
-async function withPostgres(database, work) {
+export async function withPostgres(database, work) {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();

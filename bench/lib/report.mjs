@@ -6,6 +6,8 @@ import { SEED } from '../seed.mjs';
 import { databases, log, opts, POOL_SIZE, RESULTS, SCALE_POSTS, scenarios, settings } from './config.mjs';
 import { perfSupported } from './cpu.mjs';
 import { SERVER_CPU } from './proc.mjs';
+import { printLargeReport } from './large-report.mjs';
+import { printRows } from './table.mjs';
 
 /**
  * A row of the report: one scenario's figures on one database (see compare() in
@@ -15,22 +17,9 @@ import { SERVER_CPU } from './proc.mjs';
 
 /**
  * Every row of a run: the scenarios, the 1,000,000-row scale runs, the workers measurement,
- * and the scoped user against root, paired.
- * @typedef {{ rows: ResultRow[], scaleRows: ResultRow[], workerRows: ResultRow[], scopedRows: ResultRow[] }} Results
+ * the scoped user against root, paired, and `--large`'s questions.
+ * @typedef {{ rows: ResultRow[], scaleRows: ResultRow[], workerRows: ResultRow[], scopedRows: ResultRow[], largeRows: import('./large.mjs').LargeRow[] }} Results
  */
-
-/**
- * A markdown table on stdout: the first two columns left-aligned, the others right-aligned.
- * @param {string} title
- * @param {string[]} header
- * @param {string[][]} body
- */
-function printRows(title, header, body) {
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => String(row[i]).length)));
-  const line = (/** @type {string[]} */ cells) => `| ${cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
-  const out = [line(header), `|${widths.map((w, i) => (i < 2 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...body.map(line)];
-  process.stdout.write(`\n${title}\n${out.join('\n')}\n`);
-}
 
 /** @param {unknown[]} values */
 const pair = ([a, b]) => `${a ?? '-'} / ${b ?? '-'}`;
@@ -106,7 +95,11 @@ function printInstructionReport(rows) {
  * @param {Results} results
  * @param {import('./bench-database.mjs').Startup[]} startup
  */
-export function printReport({ rows, scaleRows, workerRows, scopedRows }, startup) {
+export function printReport({ rows, scaleRows, workerRows, scopedRows, largeRows }, startup) {
+  if (largeRows.length > 0) {
+    printLargeReport(largeRows);
+    return;
+  }
   if (settings.instructions) {
     printInstructionReport(rows);
     return;

@@ -31,6 +31,9 @@
  * @property {boolean} [writes]
  * @property {string} [data]
  * @property {(ctx: RequestContext) => ScenarioRequest} request
+ * @property {string} [question] `--large`: the question as the table shows it
+ * @property {boolean} [baseline] `--large`: the baseline answers it too
+ * @property {Scenario} [stall] `--large`: heavy requests loading the server while this one is measured
  */
 
 /**
