@@ -9,13 +9,14 @@ import { fail, settings } from './config.mjs';
 import { request } from './proc.mjs';
 
 /**
- * A scenario's request headers: its caller's, and Accept-Encoding when --accept-encoding asks.
+ * A scenario's request headers: its caller's, and Accept-Encoding when --accept-encoding or the scenario asks.
  * @param {import('./types.mjs').Scenario} scenario
  * @returns {Record<string, string>}
  */
 function requestHeaders(scenario) {
   const headers = headersFor(scenario) ?? {};
-  return settings.acceptEncoding === undefined ? headers : { ...headers, 'accept-encoding': settings.acceptEncoding };
+  const encoding = settings.acceptEncoding ?? scenario.acceptEncoding;
+  return encoding === undefined ? headers : { ...headers, 'accept-encoding': encoding };
 }
 
 /** @typedef {import('./types.mjs').LoadLength} LoadLength */

@@ -30,6 +30,7 @@
  * @property {number} [seconds]
  * @property {boolean} [writes]
  * @property {string} [data]
+ * @property {string} [acceptEncoding] sent as Accept-Encoding with every request of the scenario (`--accept-encoding` overrides)
  * @property {(ctx: RequestContext) => ScenarioRequest} request
  * @property {string} [question] `--large`: the question as the table shows it
  * @property {boolean} [baseline] `--large`: the baseline answers it too
