@@ -39,6 +39,15 @@ const COMPRESSIBLE = /^(?:text\/|application\/(?:[\w.-]+\+)?(?:json|xml|javascri
 export function registerCompression(app: FastifyInstance, enabled: boolean): void {
   if (!enabled) return;
   const cache = new CompressedCache(COMPRESSED_CACHE_BYTES);
+  // Clients send one of a few Accept-Encoding values: each is parsed once (at most 64 kept).
+  const codings = new Map<string, ContentCoding | undefined>();
+  const codingOf = (header: string | string[] | undefined): ContentCoding | undefined => {
+    if (typeof header !== 'string') return chooseCoding(header);
+    if (codings.has(header)) return codings.get(header);
+    const coding = chooseCoding(header);
+    if (codings.size < 64) codings.set(header, coding);
+    return coding;
+  };
   app.addHook('onSend', (request, reply, payload, done) => {
     if (reply.statusCode === 304) {
       retagNotModified(request, reply);
@@ -46,7 +55,7 @@ export function registerCompression(app: FastifyInstance, enabled: boolean): voi
     }
     if (!compressible(reply, payload)) return done(null, payload);
     varyOnEncoding(reply);
-    const coding = chooseCoding(request.headers['accept-encoding']);
+    const coding = codingOf(request.headers['accept-encoding']);
     if (coding === undefined) return done(null, payload);
     if (payload instanceof Readable) {
       encode(reply, coding);
