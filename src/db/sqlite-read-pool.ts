@@ -13,7 +13,7 @@ export interface SqliteReadPoolOptions {
   readonly file: string;
   /** Reader threads at most (each started on first need). */
   readonly size: number;
-  /** A read that has not answered this long after it was asked is abandoned (503). */
+  /** A read whose statement has run this long on its thread is abandoned (503). */
   readonly timeoutMs: number;
   /** Prepared statements kept by each thread. */
   readonly statementCache: number;
@@ -34,16 +34,19 @@ interface Job {
 
 interface Reader {
   readonly worker: Worker;
+  /** The thread has opened its connection (start-up is never charged to a read's timeout). */
+  ready: boolean;
   job?: Job;
 }
 
-type Reply = { id: number; rows: Rows } | { id: number; error: { message: string; code?: unknown } };
+type Reply = { ready: true } | { id: number; rows: Rows } | { id: number; error: { message: string; code?: unknown } };
 
 /**
  * SQLite reads on threads of their own (node:worker_threads), each with a read-only connection
  * to the same file: better-sqlite3 runs a statement synchronously, so a long read on the main
  * connection holds the event loop, and every other request, until it ends. A read is queued,
- * handed to an idle thread (one statement per thread at a time), and answered by message.
+ * handed to an idle thread (one statement per thread at a time), and answered by message; it
+ * waits while every thread is busy, and its statement may then run `timeoutMs`.
  * SQLite cannot be interrupted from outside the thread that runs the statement (better-sqlite3
  * exposes no sqlite3_interrupt), so a read past the timeout is abandoned: it fails with
  * SQLITE_READ_TIMEOUT, its thread is told to terminate (it ends when the statement returns)
@@ -65,8 +68,6 @@ export class SqliteReadPool {
     if (this.#closed) return Promise.reject(new Error('the SQLite reader threads are closed'));
     return new Promise<Rows>((resolve, reject) => {
       const job: Job = { id: this.#nextId++, sql, params, one, resolve, reject };
-      job.timer = setTimeout(() => this.#expire(job), this.options.timeoutMs);
-      job.timer.unref();
       this.#queue.push(job);
       this.#pump();
     });
@@ -89,23 +90,31 @@ export class SqliteReadPool {
     await Promise.all(ending);
   }
 
+  /** Hands queued reads to ready idle threads, and starts threads while reads wait for them. */
   #pump(): void {
     while (this.#queue.length > 0) {
       const reader = this.#idle();
-      if (reader === undefined) return;
+      if (reader === undefined) break;
       const job = this.#queue.shift()!;
       job.reader = reader;
       reader.job = job;
       reader.worker.ref();
+      job.timer = setTimeout(() => this.#expire(job), this.options.timeoutMs);
+      job.timer.unref();
       reader.worker.postMessage({ id: job.id, sql: job.sql, params: job.params, one: job.one });
+    }
+    let starting = 0;
+    for (const reader of this.#readers) if (!reader.ready) starting++;
+    const { size } = this.options;
+    while (!this.#closed && this.#queue.length > starting && this.#readers.size < size && this.#readers.size + this.#abandoned < 2 * size) {
+      this.#start();
+      starting++;
     }
   }
 
   #idle(): Reader | undefined {
-    for (const reader of this.#readers) if (reader.job === undefined) return reader;
-    const { size } = this.options;
-    if (this.#closed || this.#readers.size >= size || this.#readers.size + this.#abandoned >= 2 * size) return undefined;
-    return this.#start();
+    for (const reader of this.#readers) if (reader.ready && reader.job === undefined) return reader;
+    return undefined;
   }
 
   #start(): Reader {
@@ -114,9 +123,15 @@ export class SqliteReadPool {
       eval: true,
       workerData: { driver: this.#driver, file, pragmas: SQLITE_READER_PRAGMAS, cache: statementCache },
     });
-    const reader: Reader = { worker };
+    const reader: Reader = { worker, ready: false };
     this.#readers.add(reader);
     worker.on('message', (reply: Reply) => {
+      if ('ready' in reply) {
+        reader.ready = true;
+        worker.unref();
+        this.#pump();
+        return;
+      }
       const job = reader.job;
       if (job === undefined || job.id !== reply.id) return;
       reader.job = undefined;
@@ -125,10 +140,12 @@ export class SqliteReadPool {
       else this.#settle(job, undefined, toBuffers(reply.rows));
       this.#pump();
     });
-    // The thread failed to start (the file cannot be opened) or died: its read fails, the next starts a new one.
+    // The thread failed to start (the file cannot be opened) or died: its read fails, the next read starts a new one.
     const lost = (error: Error) => {
       if (!this.#readers.delete(reader)) return;
       if (reader.job !== undefined) this.#settle(reader.job, error);
+      // A thread that could not open the file: the waiting reads fail with its error (no restart loop).
+      if (!reader.ready) for (const job of this.#queue.splice(0)) this.#settle(job, error);
       this.#pump();
     };
     worker.on('error', lost);
@@ -136,14 +153,11 @@ export class SqliteReadPool {
     return reader;
   }
 
-  /** The read ran past the timeout: waiting in the queue, it leaves it; running, its thread is abandoned. */
+  /** The read's statement ran past the timeout: its thread is abandoned. */
   #expire(job: Job): void {
     const error = Object.assign(new Error(`the read ran past ${this.options.timeoutMs} ms (CORRAL_DB_STATEMENT_TIMEOUT_MS)`), { code: SQLITE_READ_TIMEOUT });
     const reader = job.reader;
-    if (reader === undefined) {
-      const index = this.#queue.indexOf(job);
-      if (index >= 0) this.#queue.splice(index, 1);
-    } else if (this.#readers.delete(reader)) {
+    if (reader !== undefined && this.#readers.delete(reader)) {
       reader.job = undefined;
       this.#abandoned++;
       void reader.worker.terminate().finally(() => {

@@ -3,7 +3,7 @@
  * file of its own next to the build or the sources (vitest runs the TypeScript, the server the
  * build). It opens the database file read-only (the file is in WAL mode already: the main
  * connection set it, and WAL is kept in the file), with the main connection's read settings,
- * keeps prepared statements by SQL text, and answers one message at a time:
+ * keeps prepared statements by SQL text, says `{ ready: true }`, and answers one message at a time:
  * `{ id, sql, params, one }` → `{ id, rows }` or `{ id, error: { message, code } }`.
  * Binary values cross the thread boundary as Uint8Array; better-sqlite3 binds Buffers only.
  * A changed schema needs nothing here: SQLite prepares a statement again by itself when the
@@ -27,6 +27,7 @@ const prepare = (text) => {
   return statement;
 };
 const toBuffer = (value) => (value instanceof Uint8Array && !Buffer.isBuffer(value) ? Buffer.from(value.buffer, value.byteOffset, value.byteLength) : value);
+parentPort.postMessage({ ready: true });
 parentPort.on('message', ({ id, sql, params, one }) => {
   try {
     const statement = prepare(sql);
