@@ -101,7 +101,14 @@ export class SqliteReadPool {
       reader.worker.ref();
       job.timer = setTimeout(() => this.#expire(job), this.options.timeoutMs);
       job.timer.unref();
-      reader.worker.postMessage({ id: job.id, sql: job.sql, params: job.params, one: job.one });
+      try {
+        reader.worker.postMessage({ id: job.id, sql: job.sql, params: job.params, one: job.one });
+      } catch (error) {
+        // A value that cannot cross to a thread: this read fails, the thread stays free.
+        reader.job = undefined;
+        reader.worker.unref();
+        this.#settle(job, error as Error);
+      }
     }
     let starting = 0;
     for (const reader of this.#readers) if (!reader.ready) starting++;
@@ -160,6 +167,8 @@ export class SqliteReadPool {
     if (reader !== undefined && this.#readers.delete(reader)) {
       reader.job = undefined;
       this.#abandoned++;
+      // It must not keep the process alive for its statement's sake (at exit Node still waits for the statement to return).
+      reader.worker.unref();
       void reader.worker.terminate().finally(() => {
         this.#abandoned--;
         this.#pump();
