@@ -3,7 +3,13 @@
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export type DatabaseConfig =
-  | { dialect: 'sqlite'; /** a file path, or ':memory:' */ file: string }
+  | {
+      dialect: 'sqlite';
+      /** a file path, or ':memory:' */
+      file: string;
+      /** Reader threads for reads that may be heavy (CORRAL_SQLITE_READERS; default 2, 0: none). */
+      readers?: number;
+    }
   | { dialect: 'postgres'; url: string; poolSize: number }
   | { dialect: 'mysql'; url: string; poolSize: number };
 
@@ -30,7 +36,7 @@ export interface Config {
   schemaPollMs: number;
   /** How long connecting to PostgreSQL or MySQL may take before it counts as unreachable. */
   dbConnectTimeoutMs: number;
-  /** How long one statement may run on PostgreSQL or MySQL (503 after that). */
+  /** How long one statement may run on PostgreSQL or MySQL, or one read on a SQLite reader thread (503 after that). */
   dbStatementTimeoutMs: number;
   /** Browser origins allowed to call the API (`https://app.example.com`); none by default. */
   corsOrigins: string[];
@@ -94,6 +100,7 @@ export const DEFAULT_CONFIG = {
   poolSize: 10,
   dbConnectTimeoutMs: 5000,
   dbStatementTimeoutMs: 30_000,
+  sqliteReaders: 2,
   rootEmail: 'root@localhost',
   tokenTtlSeconds: 7 * 24 * 3600,
 } as const;

@@ -43,6 +43,8 @@ export const DB_CONNECT_TIMEOUT_MS_MIN = 100;
 export const DB_CONNECT_TIMEOUT_MS_MAX = 600_000; // 10 minutes
 export const DB_STATEMENT_TIMEOUT_MS_MIN = 100;
 export const DB_STATEMENT_TIMEOUT_MS_MAX = 86_400_000; // a day
+export const SQLITE_READERS_MIN = 0;
+export const SQLITE_READERS_MAX = 64;
 export const WORKERS_MIN = 1;
 export const WORKERS_MAX = 256;
 export const TOKEN_TTL_SECONDS_MIN = 60;
@@ -146,7 +148,10 @@ function parseArgv(argv: string[]): { command: Command; flags: Map<Setting, Raw>
 
 function buildConfig(lookup: Lookup): Config {
   const poolSize = integer(lookup('CORRAL_DB_POOL_SIZE'), DEFAULT_CONFIG.poolSize, POOL_SIZE_MIN, POOL_SIZE_MAX);
-  const db = parseDatabaseUrl(lookup('DATABASE_URL') ?? { value: DEFAULT_CONFIG.databaseUrl, name: 'DATABASE_URL' }, poolSize);
+  const parsed = parseDatabaseUrl(lookup('DATABASE_URL') ?? { value: DEFAULT_CONFIG.databaseUrl, name: 'DATABASE_URL' }, poolSize);
+  const readers = lookup('CORRAL_SQLITE_READERS');
+  // Reader threads are SQLite's alone (a file, not a server): the setting means nothing elsewhere.
+  const db = readers === undefined || !('file' in parsed) ? parsed : { ...parsed, readers: integer(readers, DEFAULT_CONFIG.sqliteReaders, SQLITE_READERS_MIN, SQLITE_READERS_MAX) };
   const workers = integer(lookup('CORRAL_WORKERS'), availableParallelism(), WORKERS_MIN, WORKERS_MAX);
   const config: Config = {
     port: integer(lookup('PORT'), DEFAULT_CONFIG.port, PORT_MIN, PORT_MAX),

@@ -94,8 +94,14 @@ export const SETTINGS = [
   {
     env: 'CORRAL_DB_STATEMENT_TIMEOUT_MS',
     default: "`30000`",
-    meaning: "One statement on PostgreSQL/MySQL gives up after this long (503).",
-    help: "PostgreSQL/MySQL statement limit, 100-86400000 (default 30000)",
+    meaning: "One statement on PostgreSQL/MySQL, or one read on a SQLite reader thread, gives up after this long (503 `DATABASE_UNAVAILABLE`).",
+    help: "statement limit (PostgreSQL/MySQL, SQLite reader threads), 100-86400000 (default 30000)",
+  },
+  {
+    env: 'CORRAL_SQLITE_READERS',
+    default: "`2`",
+    meaning: "SQLite on a file: threads that run the reads that may be heavy (filters, filtered counts, deep pages, `:query`), each on a read-only connection of its own, so they never hold up other requests; `0` runs every read on the main connection. See [docs/performance.md](docs/performance.md#sqlite-reader-threads).",
+    help: "SQLite reader threads for heavy reads, 0-64 (default 2; 0: off)",
   },
   {
     env: 'CORRAL_CORS_ORIGINS',

@@ -3,6 +3,11 @@ import type { Db } from './database.js';
 import type { DirectConnection, DirectReader } from './direct-reader.js';
 import type { PoolRunner } from './pool-runner.js';
 
+/** SQLite: reads away from the event loop, on reader threads (sqlite-read-pool.ts). */
+export interface OffloadedReader {
+  run(sql: string, params: readonly unknown[], one?: boolean): Promise<Record<string, unknown>[]>;
+}
+
 /**
  * Where a database's root statements run (never a transaction's: those go through the
  * transaction's own Kysely object): Kysely, and the cheaper ways the dialect has past it,
@@ -20,7 +25,20 @@ export class DatabaseExecutor {
     readonly connection?: DirectConnection,
     /** PostgreSQL: one autocommitted statement on a pooled client of its own (pool-runner.ts). */
     readonly runner?: PoolRunner,
+    /** SQLite on a file: reader threads for reads that may be heavy (see `runHeavy`). */
+    readonly readers?: OffloadedReader,
   ) {}
+
+  /**
+   * Runs a root read that may be heavy (sql/read-weight.ts): on a reader thread where the
+   * database has them, so the event loop keeps serving while it runs (and the statement
+   * timeout applies), else as `run`. Never a statement of a transaction: a reader thread has
+   * its own connection and sees committed rows only.
+   */
+  runHeavy<R>(sql: string, params: readonly unknown[], one = false, query?: CompiledQuery): R[] | Promise<R[]> {
+    if (this.readers !== undefined) return this.readers.run(sql, params, one) as Promise<R[]>;
+    return this.run<R>(sql, params, one, query);
+  }
 
   /**
    * Runs SQL text with its values the cheapest way: SQLite's direct reader (unless paused or

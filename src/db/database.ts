@@ -8,6 +8,7 @@ import type { PoolRunner } from './pool-runner.js';
 import { withStatementTimeout } from './mysql-timeout-pool.js';
 import { openPostgres } from './open-postgres.js';
 import { openSqlite } from './open-sqlite.js';
+import type { SqliteReadPool } from './sqlite-read-pool.js';
 import { StatementNames } from './statement-names.js';
 
 /** The SQLite settings, kept importable here (bench/baseline/server.mjs reads them from the build). */
@@ -76,7 +77,7 @@ export async function openDatabase(
   log: DatabaseLog = CONSOLE_LOG,
 ): Promise<Database> {
   const statementNames = new StatementNames();
-  const { dialect, kyselyDialect, mysqlCollation, direct, connection, runner, poolUse } = await makeDialect(config, timeouts, log, statementNames);
+  const { dialect, kyselyDialect, mysqlCollation, direct, connection, runner, poolUse, readers } = await makeDialect(config, timeouts, log, statementNames);
   let statements = 0;
   const db = new Kysely<DynamicDb>({
     dialect: kyselyDialect,
@@ -93,7 +94,7 @@ export async function openDatabase(
         };
   return {
     db,
-    executor: new DatabaseExecutor(db, direct, connection, counted),
+    executor: new DatabaseExecutor(db, direct, connection, counted, readers),
     dialect,
     statementNames,
     ...(mysqlCollation === undefined ? {} : { mysqlCollation }),
@@ -103,7 +104,13 @@ export async function openDatabase(
     ping: async () => {
       await sql`select 1`.execute(db);
     },
-    close: () => db.destroy(),
+    close: async () => {
+      try {
+        await readers?.close();
+      } finally {
+        await db.destroy();
+      }
+    },
   };
 }
 
@@ -116,6 +123,8 @@ export interface OpenedDialect {
   connection?: DirectConnection;
   runner?: PoolRunner;
   poolUse?: () => PoolUse;
+  /** SQLite on a file: reader threads for reads that may be heavy. */
+  readers?: SqliteReadPool;
 }
 
 async function makeDialect(
@@ -126,7 +135,7 @@ async function makeDialect(
 ): Promise<OpenedDialect> {
   switch (config.dialect) {
     case 'sqlite':
-      return openSqlite(config);
+      return openSqlite(config, timeouts);
     case 'postgres':
       return openPostgres(config, timeouts, log, statementNames);
     case 'mysql': {

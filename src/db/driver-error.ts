@@ -21,8 +21,9 @@ export interface ClassifiedError {
 
 const UNAVAILABLE = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'PROTOCOL_CONNECTION_LOST',
-  // mysql2's per-query timeout; PostgreSQL's statement_timeout (query_canceled).
-  'PROTOCOL_SEQUENCE_TIMEOUT', '57014',
+  // mysql2's per-query timeout; PostgreSQL's statement_timeout (query_canceled); a SQLite
+  // reader thread's read past the statement timeout (sqlite-read-pool.ts).
+  'PROTOCOL_SEQUENCE_TIMEOUT', '57014', 'SQLITE_READ_TIMEOUT',
   '57P01', '57P03', '53300',
 ]);
 

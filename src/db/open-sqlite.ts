@@ -1,6 +1,7 @@
 import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig } from 'kysely';
-import type { DatabaseConfig } from '../config/config.js';
-import type { OpenedDialect } from './database.js';
+import { DEFAULT_CONFIG, type DatabaseConfig } from '../config/config.js';
+import type { DatabaseTimeouts, OpenedDialect } from './database.js';
+import { SqliteReadPool } from './sqlite-read-pool.js';
 import type { DirectConnection, DirectReader, DirectStatement } from './direct-reader.js';
 
 /**
@@ -19,8 +20,11 @@ export const SQLITE_PRAGMAS = [
 /** Prepared SQLite statements kept by SQL text (the oldest goes first). */
 export const SQLITE_STATEMENT_CACHE = 1000;
 
-/** Opens the SQLite file with Corral's settings, its statement cache and its direct paths. */
-export async function openSqlite(config: Extract<DatabaseConfig, { dialect: 'sqlite' }>): Promise<OpenedDialect> {
+/**
+ * Opens the SQLite file with Corral's settings, its statement cache, its direct paths and its
+ * reader threads (none for an in-memory database: a thread cannot reach another connection's memory).
+ */
+export async function openSqlite(config: Extract<DatabaseConfig, { dialect: 'sqlite' }>, timeouts: DatabaseTimeouts): Promise<OpenedDialect> {
   const { default: SqliteDatabase } = await import('better-sqlite3');
   if (config.file !== ':memory:') {
     const { mkdirSync } = await import('node:fs');
@@ -61,7 +65,9 @@ export async function openSqlite(config: Extract<DatabaseConfig, { dialect: 'sql
     },
     prepare: (text) => cached.prepare(text) as unknown as DirectStatement,
   };
-  return { dialect: 'sqlite', kyselyDialect: new ImmediateSqliteDialect({ database: cached }), direct, connection };
+  const size = config.readers ?? DEFAULT_CONFIG.sqliteReaders;
+  const readers = config.file === ':memory:' || size === 0 ? undefined : new SqliteReadPool({ file: config.file, size, timeoutMs: timeouts.statementMs, statementCache: SQLITE_STATEMENT_CACHE });
+  return { dialect: 'sqlite', kyselyDialect: new ImmediateSqliteDialect({ database: cached }), direct, connection, ...(readers === undefined ? {} : { readers }) };
 }
 
 /**

@@ -47,16 +47,26 @@ export class ShapeCache {
    * once more, emitting, and compiles it with Kysely; the text is kept only if that run wrote
    * the same key and the key-only values (what a cache hit binds) equal what Kysely bound, so neither a writer that keys
    * differently when emitting nor a wrong parameter order can reach the database from the cache.
-   * `one`: the statement yields at most one row (see DirectReader).
+   * `one`: the statement yields at most one row (see DirectReader). `heavy`: a read whose cost
+   * may grow with the table (sql/read-weight.ts): on the root query builder it runs where the
+   * database runs such reads (SQLite's reader threads, `DatabaseExecutor.runHeavy`).
    */
-  async run<R>(db: Executor, owner: object, dialect: Dialect, statement: Statement<R>, one = false): Promise<R[]> {
+  async run<R>(db: Executor, owner: object, dialect: Dialect, statement: Statement<R>, one = false, heavy = false): Promise<R[]> {
     const text = this.text(owner, dialect, statement);
+    const executor = this.executor;
+    if (heavy && executor?.readers !== undefined && db === executor.kysely) return (await executor.runHeavy<R>(text.sql, text.params, one)) as R[];
     if (text.cached) {
-      const executor = this.executor;
       const rows = executor !== undefined && db === executor.kysely ? executor.run<R>(text.sql, text.params, one, text.query) : runSql<R>(db, text.sql, text.params, one, text.query);
       return Array.isArray(rows) ? rows : await rows;
     }
     return (await db.executeQuery<R>({ ...CompiledQuery.raw(text.sql), parameters: text.params })).rows;
+  }
+
+  /** Runs a statement the cache does not keep (built anew each time); `heavy` as in `run`. */
+  async runCompiled<R>(db: Executor, query: CompiledQuery, heavy = false): Promise<R[]> {
+    const executor = this.executor;
+    if (heavy && executor?.readers !== undefined && db === executor.kysely) return (await executor.runHeavy<R>(query.sql, query.parameters)) as R[];
+    return (await db.executeQuery<R>(query)).rows;
   }
 
   /**

@@ -7,6 +7,7 @@ import type { Collection, Field, Row } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
 import { DIALECT_TRAITS } from '../db/dialects/dialect-traits.js';
 import { whereSql } from './filter-sql.js';
+import { countMayBeHeavy, selectMayBeHeavy } from './read-weight.js';
 import type { ShapeCache } from './query-cache.js';
 import { KEY_ONLY, SqlPass, type Statement } from './sql-pass.js';
 
@@ -216,7 +217,7 @@ export function selectStatement(db: Executor, plan: ReadPlan, related: RelatedSc
 }
 
 export async function selectRows({ db, dialect, shapes }: SqlTarget, plan: ReadPlan, related: RelatedScope = UNSCOPED): Promise<Row[]> {
-  return shapes.run<Row>(db, plan.collection, dialect, selectStatement(db, plan, related));
+  return shapes.run<Row>(db, plan.collection, dialect, selectStatement(db, plan, related), false, selectMayBeHeavy(plan));
 }
 
 export async function countRows({ db, dialect, shapes }: SqlTarget, collection: Collection, where: FilterNode): Promise<number> {
@@ -229,6 +230,6 @@ export async function countRows({ db, dialect, shapes }: SqlTarget, collection: 
       if (query !== undefined) query = query.where(condition);
     }
     return query;
-  });
+  }, false, countMayBeHeavy(collection, where));
   return Number(row?.count ?? 0);
 }
