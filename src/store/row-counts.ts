@@ -16,6 +16,9 @@ export interface CountLimits {
 
 export const DEFAULT_COUNT_LIMITS: CountLimits = { exactLimit: 100_000, maxOffset: 100_000 };
 
+/** An estimate above this many times the exact limit is trusted to be above it: no capped count checks it. */
+export const SURELY_ABOVE = 2;
+
 /** A list's total: `estimated` when it is the database's estimate rather than a count. */
 export interface RowTotal {
   readonly count: number;
@@ -28,9 +31,10 @@ export type CountRequest = 'exact' | 'estimated' | undefined;
 /**
  * Counts list totals so that they scale (docs/querying.md#counts). A collection is counted
  * with `count(*)`, exactly as ever, until one of its counts passes the exact limit; from then
- * on (for the life of its compiled schema) a default count reads at most `exactLimit + 1`
- * rows and asks the dialect's estimator only when that many match. So a table known to be
- * small costs no extra statement, and a big one never a full count. Every count and estimate
+ * on (for the life of its compiled schema) a default count asks the dialect's estimator
+ * first and, unless that says well above the limit (SURELY_ABOVE), counts at most
+ * `exactLimit + 1` rows to answer exactly when it can. So a table known to be small costs no
+ * extra statement, and a big one never a full count. Every count and estimate
  * runs on the caller's scoped statement.
  */
 export class RowCounts {
@@ -56,15 +60,19 @@ export class RowCounts {
     if (mode === 'estimated') return estimated(unit, collection, scoped);
     const limit = this.limits.exactLimit;
     if (mode === undefined && this.#big.has(collection)) {
-      const n = await cappedCount(unit, collection, scoped, limit + 1);
-      if (n <= limit) {
-        // The whole table fits under the limit again: back to plain counts.
-        if (scoped === TRUE_NODE) this.#big.delete(collection);
-        return { count: n };
-      }
+      // The estimate first: when it is well above the limit, no row is counted at all.
       const estimate = await estimated(unit, collection, scoped);
-      // At least limit + 1 rows match: an estimate below that is known to be wrong.
-      return estimate.estimated === undefined ? estimate : { count: Math.max(estimate.count, limit + 1), estimated: true };
+      if (estimate.estimated === undefined) return estimate;
+      if (estimate.count <= limit * SURELY_ABOVE) {
+        const n = await cappedCount(unit, collection, scoped, limit + 1);
+        if (n <= limit) {
+          // The whole table fits under the limit again: back to plain counts.
+          if (scoped === TRUE_NODE) this.#big.delete(collection);
+          return { count: n };
+        }
+      }
+      // More than the limit match: an estimate below that is known to be wrong.
+      return { count: Math.max(estimate.count, limit + 1), estimated: true };
     }
     const n = await countRows(unit, collection, scoped);
     if (n > limit) this.#big.add(collection);
