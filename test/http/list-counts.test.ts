@@ -25,7 +25,7 @@ for (const dialect of DIALECTS) {
 
     beforeAll(async () => {
       const api = ctx.api;
-      await api.collection({ name: 'rows', fields: [{ name: 'n', type: 'integer' }, { name: 'kind', type: 'string' }] });
+      await api.collection({ name: 'rows', fields: [{ name: 'n', type: 'integer' }, { name: 'kind', type: 'string', searchable: true }] });
       await api.collection({ name: 'boxes', fields: [{ name: 'label', type: 'string' }, { name: 'rows', type: 'hasMany', target: 'rows', foreignKey: 'boxId' }] });
       await api.collection({ name: 'smalls', fields: [{ name: 'n', type: 'integer' }] });
       expect((await api.post('/api/boxes:create', { label: 'all' })).status).toBe(201);
@@ -101,6 +101,16 @@ for (const dialect of DIALECTS) {
       const counted = await scoped.get('/api/rows:count?count=estimated');
       expect(counted.status, counted.text).toBe(200);
       expect(near(counted.body.data as number, KIND_A), `count action estimate ${String(counted.body.data)}`).toBe(true);
+    });
+
+    it('estimates through association paths and searches', async () => {
+      for (const url of [`/api/boxes:list?count=estimated&filter=${f({ 'rows.kind': 'a' })}`, `/api/rows:list?count=estimated&pageSize=10&q=a`, `/api/boxes/1/rows:list?count=estimated&pageSize=10&filter=${f({ kind: 'a' })}`]) {
+        const answer = meta(await ctx.api.get(url));
+        expect(typeof answer.count, url).toBe('number');
+        expect(answer.count as number, url).toBeGreaterThanOrEqual(0);
+      }
+      const scopedAssoc = meta(await scoped.get('/api/rows:list?count=estimated&pageSize=10&q=a'));
+      expect(scopedAssoc.count as number).toBeLessThanOrEqual(KIND_A * FACTOR);
     });
 
     it('answers count=estimated on the count action, and refuses a bad count with 400 PARAM_INVALID', async () => {
