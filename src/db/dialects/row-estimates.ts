@@ -80,10 +80,12 @@ export const SQLITE_ESTIMATES: RowEstimates = {
   statement: (table, condition) => {
     const t = sql.table(table);
     const test = condition === undefined ? sql`1` : sql`case when ${condition} then 1 else 0 end`;
-    // min and max as scalar subqueries each read one end of the rowid b-tree.
-    return sql`with recursive corral_span(lo, hi, step) as (select lo, hi, (hi - lo) / ${sql.lit(SQLITE_PROBES)} + 1 from (select (select min(rowid) from ${t}) as lo, (select max(rowid) from ${t}) as hi)),
-corral_probe(k) as (select 0 union all select k + 1 from corral_probe, corral_span where (k + 1) * step + lo <= hi)
-select coalesce(sum(${test}), 0) as hit, (select step from corral_span) as step from ${t} where rowid in (select lo + k * step + abs(random()) % step from corral_probe, corral_span)`;
+    const probes = sql.lit(SQLITE_PROBES);
+    // min and max as scalar subqueries each read one end of the rowid b-tree; the span is
+    // materialized once, and the probe numbers count up without reading it.
+    return sql`with recursive corral_span(lo, hi, step) as materialized (select lo, hi, (hi - lo) / ${probes} + 1 from (select (select min(rowid) from ${t}) as lo, (select max(rowid) from ${t}) as hi)),
+corral_probe(k) as (select 0 union all select k + 1 from corral_probe where k < ${probes} - 1)
+select coalesce(sum(${test}), 0) as hit, (select step from corral_span) as step from ${t} where rowid in (select lo + k * step + abs(random()) % step from corral_probe, corral_span where lo + k * step <= hi)`;
   },
   read: (rows) => {
     const first = rows[0];
