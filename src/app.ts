@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { ensureAuthTables } from './auth/auth-tables.js';
 import { Authenticator } from './auth/authenticator.js';
 import { API_KEYS, ensureAuthCollections, ROLES, SCOPES, USERS } from './auth/system-collections.js';
-import type { Config } from './config/config.js';
+import { DEFAULT_CONFIG, type Config } from './config/config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { listenUrlOf } from './db/listen-url.js';
 import { ApiError } from './errors/api-error.js';
@@ -74,7 +74,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const database = await openDatabase(config.database, { connectMs: config.dbConnectTimeoutMs, statementMs: config.dbStatementTimeoutMs }, app.log);
   const schema = new SchemaManager(database, app.log);
   // Destroys report the rows the database cascades to, so the outbox records them too.
-  const store = new Store(database, { cursorSecret: config.cursorSecret, log: app.log, ...options.store, references: referencesOf(() => schema.snapshot) });
+  const counts = { exactLimit: config.exactCountLimit ?? DEFAULT_CONFIG.exactCountLimit, maxOffset: config.maxOffset ?? DEFAULT_CONFIG.maxOffset };
+  const store = new Store(database, { cursorSecret: config.cursorSecret, counts, log: app.log, ...options.store, references: referencesOf(() => schema.snapshot) });
   // A database that pushes notices (LISTEN) wakes the change feed and propagation; the others are polled.
   const listenUrl = listenUrlOf(config.database);
   const listen = listenUrl === undefined ? {} : { listenUrl, connectMs: config.dbConnectTimeoutMs };

@@ -3,7 +3,7 @@ import { bindSort } from '../plan/bind-sort.js';
 import { and, TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
 import { bindSearch } from '../plan/bind-filter.js';
 import type { Collection } from '../schema/collection.js';
-import { countRows, readRows, selectedFields, sortValuesOf, streamItems, toItems } from '../store/read-rows.js';
+import { readRows, selectedFields, sortValuesOf, streamItems, toItems } from '../store/read-rows.js';
 import type { ReadShape } from '../plan/bind-read-shape.js';
 import { cursorValues, decodeCursor, encodeCursor, queryDigest, type CursorQuery } from '../plan/cursor.js';
 import type { ReadPlan } from '../plan/read-plan.js';
@@ -34,7 +34,8 @@ export async function listAction(ctx: ActionContext, collection: Collection, sco
 
   const { page, pageSize } = params;
   const offset = (page - 1) * pageSize;
-  if (params.simplePaginate) {
+  ctx.store.counts.checkOffset(offset);
+  if (params.simplePaginate || params.count === 'none') {
     const rows = await readRows(unit, { collection, where, select, order, limit: pageSize + 1, offset });
     const hasNext = rows.length > pageSize;
     const data = await toItems(unit, collection, shape, rows.slice(0, pageSize));
@@ -43,9 +44,9 @@ export async function listAction(ctx: ActionContext, collection: Collection, sco
 
   const rows = await readRows(unit, { collection, where, select, order, limit: pageSize, offset });
   // A page that is neither full nor empty already tells the total: no second query.
-  const count = rows.length > 0 && rows.length < pageSize ? offset + rows.length : await countRows(unit, collection, where);
+  const total = rows.length > 0 && rows.length < pageSize ? { count: offset + rows.length } : await ctx.store.counts.total(unit, collection, where, params.count);
   const data = await toItems(unit, collection, shape, rows);
-  return { kind: 'page', items: data, paging: { page, pageSize, count } };
+  return { kind: 'page', items: data, paging: { page, pageSize, ...total } };
 }
 
 /**

@@ -49,6 +49,10 @@ export interface Config {
   trustedProxies: string[];
   /** Worker processes sharing the port (1: serve from this process); an in-memory SQLite database forces 1. */
   workers: number;
+  /** Lists count exactly up to this many rows, and estimate above (CORRAL_EXACT_COUNT_LIMIT, default DEFAULT_CONFIG.exactCountLimit). */
+  exactCountLimit?: number;
+  /** The deepest offset page, in rows skipped (CORRAL_MAX_OFFSET, default DEFAULT_CONFIG.maxOffset); deeper is 400 PAGE_TOO_DEEP. */
+  maxOffset?: number;
   /** Signs list cursors; unset means a random secret stored once in the database. */
   cursorSecret?: string;
   /** How often the change feed reads the outbox when nothing woke it (CORRAL_CHANGES_POLL_MS, default 250). */
@@ -103,4 +107,6 @@ export const DEFAULT_CONFIG = {
   sqliteReaders: 2,
   rootEmail: 'root@localhost',
   tokenTtlSeconds: 7 * 24 * 3600,
+  exactCountLimit: 100_000,
+  maxOffset: 100_000,
 } as const;

@@ -217,6 +217,10 @@ function buildConfig(lookup: Lookup): Config {
   }
   const schema = lookup('CORRAL_SCHEMA');
   if (schema !== undefined) config.schemaFile = schema.value;
+  for (const [env, key] of [['CORRAL_EXACT_COUNT_LIMIT', 'exactCountLimit'], ['CORRAL_MAX_OFFSET', 'maxOffset']] as const) {
+    const raw = lookup(env);
+    if (raw !== undefined) config[key] = integer(raw, DEFAULT_CONFIG[key], 0, 1_000_000_000);
+  }
   const cursorSecret = lookup('CORRAL_CURSOR_SECRET');
   if (cursorSecret !== undefined && cursorSecret.value !== '') config.cursorSecret = cursorSecret.value;
   return config;

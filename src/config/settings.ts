@@ -104,6 +104,18 @@ export const SETTINGS = [
     help: "SQLite reader threads for heavy reads, 0-64 (default 2; 0: off)",
   },
   {
+    env: 'CORRAL_EXACT_COUNT_LIMIT',
+    default: "`100000`",
+    meaning: "Lists count exactly up to this many matching rows and estimate above it (`meta.countEstimated: true`), unless `count=` says otherwise (0–1000000000). See [docs/querying.md](docs/querying.md#counts).",
+    help: "lists count exactly up to this many rows, estimate above (default 100000)",
+  },
+  {
+    env: 'CORRAL_MAX_OFFSET',
+    default: "`100000`",
+    meaning: "Deepest offset page, in rows (`(page - 1) × pageSize`, 0–1000000000); a deeper one is 400 `PAGE_TOO_DEEP`, pointing to `cursor` paging.",
+    help: "deepest offset page in rows; deeper is 400 PAGE_TOO_DEEP (default 100000)",
+  },
+  {
     env: 'CORRAL_CORS_ORIGINS',
     default: "none",
     meaning: "Browser origins allowed to call the API (comma list, or `*`); any other `Origin` is 403.",

@@ -21,6 +21,7 @@ export const ERROR_CATALOGUE = {
   KEY_REQUIRED: { status: 400, message: 'This action needs a key or a non-empty filter' },
   KEY_INVALID: { status: 400, message: 'The key is not valid for the key field' },
   PARAM_INVALID: { status: 400, message: 'A query parameter has an invalid value' },
+  PAGE_TOO_DEEP: { status: 400, message: 'The page lies deeper than offset paging reaches; page with cursor instead' },
   PRECONDITION_NOT_SINGLE: { status: 400, message: 'If-Match applies to one record named by its key, not to a filter or a key list' },
   FILTER_INVALID: { status: 400, message: 'The filter is not valid' },
   FILTER_UNKNOWN_FIELD: { status: 400, message: 'The filter names an unknown field' },

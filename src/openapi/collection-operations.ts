@@ -57,9 +57,9 @@ interface ActionSpec {
 }
 
 const SPECS: Record<DocumentedAction, ActionSpec> = {
-  list: { method: READ_METHOD, summary: 'List rows, paged', query: ['filter', 'q', 'fields', 'except', 'appends', 'sort', 'page', 'pageSize', 'paginate', 'simplePaginate', 'cursor'], keys: 'many' },
+  list: { method: READ_METHOD, summary: 'List rows, paged', query: ['filter', 'q', 'fields', 'except', 'appends', 'sort', 'page', 'pageSize', 'paginate', 'simplePaginate', 'count', 'cursor'], keys: 'many' },
   get: { method: READ_METHOD, summary: 'Get one row', query: ['filter', 'fields', 'except', 'appends', 'sort'], keys: 'one' },
-  count: { method: READ_METHOD, summary: 'Count matching rows', query: ['filter'], keys: 'many' },
+  count: { method: READ_METHOD, summary: 'Count matching rows', query: ['filter', 'count'], keys: 'many' },
   create: { method: WRITE_METHOD, summary: 'Create a row (or an array of rows, in one transaction)', query: ['appends', 'whitelist', 'blacklist', 'updateAssociationValues'], keys: 'none' },
   update: { method: WRITE_METHOD, summary: 'Update the row of a key, or every row of a key array or filter', query: ['filter', 'appends', 'whitelist', 'blacklist', 'updateAssociationValues'], keys: 'many' },
   destroy: { method: WRITE_METHOD, summary: 'Delete the row of a key, or every row of a key array or filter', query: ['filter'], keys: 'many' },
@@ -91,7 +91,8 @@ function listResponse(row: JsonSchema): JsonSchema {
   const paged = (meta: string): JsonSchema => ({ type: 'object', required: ['data', 'meta'], additionalProperties: false, properties: { data, meta: ref(meta) } });
   return {
     description:
-      '`{data, meta}` (page, pageSize, count, totalPage); with simplePaginate=true `meta` has hasNext instead of count; ' +
+      '`{data, meta}` (page, pageSize, count, totalPage, and countEstimated: true when count is an estimate); with simplePaginate=true or count=none `meta` has hasNext instead of count; ' +
+      'a page starting past CORRAL_MAX_OFFSET rows is 400 PAGE_TOO_DEEP (use cursor); ' +
       'with cursor= `meta` is {pageSize, hasNext, nextCursor}; with paginate=false only `{data}`',
     content: { 'application/json': { schema: { oneOf: [paged(PAGE_META_SCHEMA), paged(SIMPLE_PAGE_META_SCHEMA), paged(CURSOR_PAGE_META_SCHEMA), dataEnvelope(data)] } } },
   };

@@ -59,7 +59,13 @@ export function commonSchemas(): Record<string, JsonSchema> {
       type: 'object',
       required: ['count', 'page', 'pageSize', 'totalPage'],
       additionalProperties: false,
-      properties: { count, page: { type: 'integer', minimum: 1 }, pageSize: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE }, totalPage: count },
+      properties: {
+        count,
+        page: { type: 'integer', minimum: 1 },
+        pageSize: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE },
+        totalPage: count,
+        countEstimated: { type: 'boolean', description: 'true: count (and totalPage) is the database\'s estimate, not a count (count=estimated, or more rows than CORRAL_EXACT_COUNT_LIMIT); absent when counted' },
+      },
     },
     [SIMPLE_PAGE_META_SCHEMA]: {
       type: 'object',

@@ -3,7 +3,7 @@ import { FILTER_SCHEMA } from './common-schemas.js';
 import { ref, type JsonSchema } from './json-schema.js';
 
 /** The query parameters of API.md §2 that do not depend on the collection, as components.parameters. */
-export const QUERY_PARAMETERS = ['filter', 'fields', 'except', 'appends', 'sort', 'page', 'pageSize', 'paginate', 'simplePaginate', 'whitelist', 'blacklist', 'updateAssociationValues', 'cascade', 'cursor', 'q', 'filterKeys', 'after'] as const;
+export const QUERY_PARAMETERS = ['filter', 'fields', 'except', 'appends', 'sort', 'page', 'pageSize', 'paginate', 'simplePaginate', 'count', 'whitelist', 'blacklist', 'updateAssociationValues', 'cascade', 'cursor', 'q', 'filterKeys', 'after'] as const;
 export type QueryParameter = (typeof QUERY_PARAMETERS)[number];
 
 const nameList = (description: string): JsonSchema => ({
@@ -31,6 +31,13 @@ const PARAMETERS: Record<QueryParameter, JsonSchema> = {
   pageSize: { in: 'query', description: `rows per page (at most ${MAX_PAGE_SIZE})`, schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE } },
   paginate: flag('false: every matching row, streamed, no meta'),
   simplePaginate: flag('true: no count; meta.hasNext instead'),
+  count: {
+    in: 'query',
+    description:
+      'how the total is counted: exact (count(*)), estimated (the database\'s estimate; meta.countEstimated is true), none (no count: meta.hasNext, as simplePaginate). ' +
+      'Absent: exact up to CORRAL_EXACT_COUNT_LIMIT matching rows (default 100000), estimated above. On count actions: exact (default) or estimated',
+    schema: { type: 'string', enum: ['exact', 'estimated', 'none'] },
+  },
   whitelist: nameList('names this write may touch; others in the body are left out'),
   blacklist: nameList('names this write leaves out'),
   updateAssociationValues: nameList('associations whose nested objects may change existing targets'),

@@ -31,6 +31,8 @@ export interface QueryParams {
   pageSize: number;
   paginate: boolean;
   simplePaginate: boolean;
+  /** `?count=`: how a list page counts its rows (exact, estimated, none); absent: exact up to the configured limit, estimated above. */
+  count?: CountMode;
   /** Keyset paging: '' for the first page, then the opaque `meta.nextCursor`; absent otherwise. */
   cursor?: string;
   /** move: `sourceId`, `targetId`, `sortField`, `method`, `sticky` (and `targetScope`, refused) as sent. */
@@ -50,6 +52,11 @@ export interface QueryParams {
 }
 
 export type KeyInput = string | number | (string | number)[];
+
+/** How a list counts its rows: `exact` (count(*)), `estimated` (the database's estimate), `none` (hasNext only). */
+export type CountMode = 'exact' | 'estimated' | 'none';
+
+const COUNT_MODES: ReadonlySet<string> = new Set<CountMode>(['exact', 'estimated', 'none']);
 
 const param = (name: string, message: string): ApiError => new ApiError('PARAM_INVALID', `${name} ${message}`, { field: name });
 
@@ -177,6 +184,10 @@ export function parseQueryParams(query: Record<string, unknown>, headers: Record
     simplePaginate: parseBoolean('simplePaginate', query.simplePaginate, DEFAULT_PARAMS.simplePaginate),
     cascade: parseBoolean('cascade', query.cascade, DEFAULT_PARAMS.cascade),
   };
+  if (query.count !== undefined && query.count !== '') {
+    if (typeof query.count !== 'string' || !COUNT_MODES.has(query.count)) throw param('count', 'must be exact, estimated or none');
+    params.count = query.count as CountMode;
+  }
   if (Object.hasOwn(query, 'cursor')) {
     const cursor = query.cursor ?? '';
     if (typeof cursor !== 'string') throw param('cursor', 'must be a string');

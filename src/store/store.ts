@@ -8,6 +8,7 @@ import { ShapeCache } from '../sql/query-cache.js';
 import type { ChangeSet } from './change-set.js';
 import type { ReferenceSource } from './cascades.js';
 import { loadCursorSecret } from './cursor-secret.js';
+import { RowCounts, type CountLimits } from './row-counts.js';
 import { indexChanges } from './search-index.js';
 import { SearchStats } from './search-stats.js';
 import { NO_SCOPES, type Grants, type ScopeProvider, type Scopes } from './scope.js';
@@ -38,6 +39,8 @@ export interface StoreOptions {
   readonly references?: ReferenceSource;
   /** Signs list cursors (`CORRAL_CURSOR_SECRET`); when absent a random secret is stored once in the database. */
   readonly cursorSecret?: string;
+  /** CORRAL_EXACT_COUNT_LIMIT and CORRAL_MAX_OFFSET (row-counts.ts defaults when absent). */
+  readonly counts?: CountLimits;
   /** Where background work that no request waits for reports failures (the `$search` word counts). */
   readonly log?: StoreLog;
 }
@@ -53,6 +56,8 @@ export class Store {
   readonly shapes: ShapeCache;
   /** How common `$search` words are, so searches read the rarest first. */
   readonly searchStats: SearchStats;
+  /** List totals that scale: exact while small, estimated above the limit; the deep-page cap. */
+  readonly counts: RowCounts;
   #cursorSecret: Promise<Buffer> | undefined;
   #outbox: { hook: CommitHook; fast: WriteFastPath | undefined } | undefined;
   #fusedWrites = 0;
@@ -62,6 +67,7 @@ export class Store {
     readonly options: StoreOptions = {},
   ) {
     this.shapes = new ShapeCache(database.statementNames, database.executor);
+    this.counts = new RowCounts(options.counts);
     this.searchStats = new SearchStats(database.db, (error) => options.log?.error({ err: error }, 'counting the rows of a $search word failed (searches still answer, in the given word order)'));
   }
 

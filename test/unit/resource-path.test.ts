@@ -136,6 +136,12 @@ describe('parseQueryParams', () => {
   it('has defaults', () => {
     expect(parseQueryParams({})).toEqual({ page: 1, pageSize: 20, paginate: true, simplePaginate: false, cascade: false });
   });
+  it('reads count as exact, estimated or none (absent: the default)', () => {
+    for (const mode of ['exact', 'estimated', 'none'] as const) expect(parseQueryParams({ count: mode }).count).toBe(mode);
+    expect(parseQueryParams({ count: '' }).count).toBeUndefined();
+    expect(parseQueryParams({ page: '2' }).count).toBeUndefined();
+  });
+
   it('reads comma lists and arrays alike', () => {
     expect(parseQueryParams({ fields: 'id, title' }).fields).toEqual(['id', 'title']);
     expect(parseQueryParams({ sort: ['-views', 'id'] }).sort).toEqual(['-views', 'id']);
@@ -157,6 +163,8 @@ describe('parseQueryParams', () => {
     [{ page: '1.5' }, 'PARAM_INVALID'],
     [{ pageSize: '1001' }, 'PARAM_INVALID'],
     [{ paginate: 'nope' }, 'PARAM_INVALID'],
+    [{ count: 'planned' }, 'PARAM_INVALID'],
+    [{ count: ['exact'] }, 'PARAM_INVALID'],
     [{ fields: { a: 1 } }, 'PARAM_INVALID'],
     [{ filterByTk: [{ a: 1 }] }, 'KEY_INVALID'],
     [{ filterByTk: Array.from({ length: 1001 }, (_, i) => String(i)) }, 'PARAM_INVALID'],

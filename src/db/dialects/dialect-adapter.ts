@@ -6,6 +6,7 @@ import type { DialectTraits } from './dialect-traits.js';
 import type { DynamicDb } from '../database.js';
 import type { DatabaseExecutor } from '../database-executor.js';
 import type { ClassifiedError } from '../driver-error.js';
+import type { RowEstimates } from './row-estimates.js';
 
 /**
  * What a column stores, said once by each field type (`FieldType.column`) and spelled per
@@ -177,6 +178,8 @@ export interface DialectAdapter {
   readonly ddl: DialectDdl;
   readonly operators: DialectOperators;
   readonly values: ValueEncodings;
+  /** How many rows match, estimated without reading them all (`count=estimated`). */
+  readonly estimates: RowEstimates;
   /** A driver error as a kind (unique, conflict, unavailable, …). */
   classifyError(error: unknown): ClassifiedError;
 }

@@ -3,6 +3,7 @@ import type { JsonValue } from '../../json-value.js';
 import { DIALECT_TRAITS } from './dialect-traits.js';
 import { classifyDriverError } from '../driver-error.js';
 import type { DialectAdapter } from './dialect-adapter.js';
+import { MYSQL_ESTIMATES } from './row-estimates.js';
 import { toMysqlDateTime } from './driver-values.js';
 import { literalTokens, regexOf } from './pattern-params.js';
 
@@ -87,5 +88,6 @@ export const mysqlAdapter = {
     decimal: (raw) => String(raw),
     json: (raw) => JSON.parse(String(raw)) as JsonValue,
   },
+  estimates: MYSQL_ESTIMATES,
   classifyError: (error) => classifyDriverError(error, 'mysql'),
 } satisfies DialectAdapter;

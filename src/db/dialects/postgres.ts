@@ -4,6 +4,7 @@ import type { JsonValue } from '../../json-value.js';
 import { DIALECT_TRAITS } from './dialect-traits.js';
 import { classifyDriverError } from '../driver-error.js';
 import type { DialectAdapter } from './dialect-adapter.js';
+import { POSTGRES_ESTIMATES } from './row-estimates.js';
 import { isoText } from './driver-values.js';
 import { likeSubstring } from './pattern-params.js';
 
@@ -73,5 +74,6 @@ export const postgresAdapter = {
     // pg parses jsonb itself.
     json: (raw) => raw as JsonValue,
   },
+  estimates: POSTGRES_ESTIMATES,
   classifyError: (error) => classifyDriverError(error, 'postgres'),
 } satisfies DialectAdapter;

@@ -4,6 +4,7 @@ import type { JsonValue } from '../../json-value.js';
 import { DIALECT_TRAITS } from './dialect-traits.js';
 import { classifyDriverError } from '../driver-error.js';
 import type { DialectAdapter } from './dialect-adapter.js';
+import { SQLITE_ESTIMATES } from './row-estimates.js';
 import { formatDecimal, isoText } from './driver-values.js';
 import { likeSubstring } from './pattern-params.js';
 
@@ -96,5 +97,6 @@ export const sqliteAdapter = {
     decimal: formatDecimal,
     json: (raw) => JSON.parse(String(raw)) as JsonValue,
   },
+  estimates: SQLITE_ESTIMATES,
   classifyError: (error) => classifyDriverError(error, 'sqlite'),
 } satisfies DialectAdapter;
