@@ -9,6 +9,8 @@ export type DatabaseConfig =
       file: string;
       /** Reader threads for reads that may be heavy (CORRAL_SQLITE_READERS; default 2, 0: none). */
       readers?: number;
+      /** Rows a table spans before its heavy reads use the threads (db/table-spans.ts; tests lower it). */
+      readerMinRows?: number;
     }
   | { dialect: 'postgres'; url: string; poolSize: number }
   | { dialect: 'mysql'; url: string; poolSize: number };

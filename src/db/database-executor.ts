@@ -6,6 +6,8 @@ import type { PoolRunner } from './pool-runner.js';
 /** SQLite: reads away from the event loop, on reader threads (sqlite-read-pool.ts). */
 export interface OffloadedReader {
   run(sql: string, params: readonly unknown[], one?: boolean): Promise<Record<string, unknown>[]>;
+  /** Whether reads of `table` are worth a thread (a small table's are not: table-spans.ts). */
+  worth(table: string): boolean;
 }
 
 /**
@@ -35,8 +37,8 @@ export class DatabaseExecutor {
    * timeout applies), else as `run`. Never a statement of a transaction: a reader thread has
    * its own connection and sees committed rows only.
    */
-  runHeavy<R>(sql: string, params: readonly unknown[], one = false, query?: CompiledQuery): R[] | Promise<R[]> {
-    if (this.readers !== undefined) return this.readers.run(sql, params, one) as Promise<R[]>;
+  runHeavy<R>(table: string, sql: string, params: readonly unknown[], one = false, query?: CompiledQuery): R[] | Promise<R[]> {
+    if (this.readers !== undefined && this.readers.worth(table)) return this.readers.run(sql, params, one) as Promise<R[]>;
     return this.run<R>(sql, params, one, query);
   }
 

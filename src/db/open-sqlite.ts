@@ -1,6 +1,7 @@
 import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig } from 'kysely';
 import { DEFAULT_CONFIG, type DatabaseConfig } from '../config/config.js';
 import type { DatabaseTimeouts, OpenedDialect } from './database.js';
+import { READER_MIN_ROWS, TableSpans } from './table-spans.js';
 import { SqliteReadPool } from './sqlite-read-pool.js';
 import type { DirectConnection, DirectReader, DirectStatement } from './direct-reader.js';
 
@@ -66,7 +67,7 @@ export async function openSqlite(config: Extract<DatabaseConfig, { dialect: 'sql
     prepare: (text) => cached.prepare(text) as unknown as DirectStatement,
   };
   const size = config.readers ?? DEFAULT_CONFIG.sqliteReaders;
-  const readers = config.file === ':memory:' || size === 0 ? undefined : new SqliteReadPool({ file: config.file, size, timeoutMs: timeouts.statementMs, statementCache: SQLITE_STATEMENT_CACHE });
+  const readers = config.file === ':memory:' || size === 0 ? undefined : new SqliteReadPool({ file: config.file, size, timeoutMs: timeouts.statementMs, statementCache: SQLITE_STATEMENT_CACHE, worth: spansOf(direct, config.readerMinRows) });
   return { dialect: 'sqlite', kyselyDialect: new ImmediateSqliteDialect({ database: cached }), direct, connection, ...(readers === undefined ? {} : { readers }) };
 }
 
@@ -93,4 +94,10 @@ class ImmediateSqliteDialect extends SqliteDialect {
   override createDriver(): Driver {
     return new ImmediateSqliteDriver(this.#config);
   }
+}
+
+/** Heavy reads of small tables stay on the main connection (table-spans.ts). */
+function spansOf(direct: DirectReader, minRows: number | undefined): (table: string) => boolean {
+  const spans = new TableSpans(direct, minRows ?? READER_MIN_ROWS);
+  return (table) => spans.large(table);
 }

@@ -17,6 +17,8 @@ export interface SqliteReadPoolOptions {
   readonly timeoutMs: number;
   /** Prepared statements kept by each thread. */
   readonly statementCache: number;
+  /** Whether reads of a table are worth a thread (default: every table's). */
+  readonly worth?: (table: string) => boolean;
 }
 
 type Rows = Record<string, unknown>[];
@@ -62,6 +64,11 @@ export class SqliteReadPool {
   #closed = false;
 
   constructor(private readonly options: SqliteReadPoolOptions) {}
+
+  /** Whether reads of `table` are worth a thread (SqliteReadPoolOptions.worth). */
+  worth(table: string): boolean {
+    return this.options.worth?.(table) ?? true;
+  }
 
   /** Rows of one read statement (`one`: at most one row is stepped), on a reader thread. */
   run(sql: string, params: readonly unknown[], one = false): Promise<Rows> {

@@ -59,14 +59,14 @@ function queryColumnsKey(plan: QueryPlan): string | undefined {
 export async function aggregateRows({ db, dialect, shapes }: SqlTarget, plan: QueryPlan, related: RelatedScope): Promise<Row[]> {
   const columns = queryColumnsKey(plan);
   // Every aggregate may be heavy: it reads all the rows its filter matches (read-weight.ts).
-  if (columns === undefined) return shapes.runCompiled<Row>(db, aggregateQuery(db, dialect, plan, related).compile(), true);
+  if (columns === undefined) return shapes.runCompiled<Row>(db, aggregateQuery(db, dialect, plan, related).compile(), plan.collection.name);
   const table = plan.collection.name;
   return shapes.run<Row>(db, plan.collection, dialect, (pass) => {
     pass.key += `q|${columns}|`;
     const where = plan.where === TRUE_NODE ? undefined : whereSql(plan.where, pass, table);
     pass.key += `|${plan.order.map((term) => `${term.column}${term.desc ? 'd' : 'a'}`).join(',')}|${plan.limit}`;
     return pass.emit ? aggregateQuery(db, dialect, plan, related, where) : undefined;
-  }, false, true);
+  }, false, table);
 }
 
 /** The query's SELECT; `where`: the filter already written by the caller's pass (else written here). */

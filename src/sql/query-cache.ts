@@ -47,14 +47,14 @@ export class ShapeCache {
    * once more, emitting, and compiles it with Kysely; the text is kept only if that run wrote
    * the same key and the key-only values (what a cache hit binds) equal what Kysely bound, so neither a writer that keys
    * differently when emitting nor a wrong parameter order can reach the database from the cache.
-   * `one`: the statement yields at most one row (see DirectReader). `heavy`: a read whose cost
-   * may grow with the table (sql/read-weight.ts): on the root query builder it runs where the
-   * database runs such reads (SQLite's reader threads, `DatabaseExecutor.runHeavy`).
+   * `one`: the statement yields at most one row (see DirectReader). `heavy`: the table of a read whose
+   * cost may grow with the table (sql/read-weight.ts): on the root query builder it runs where
+   * the database runs such reads (SQLite's reader threads, `DatabaseExecutor.runHeavy`).
    */
-  async run<R>(db: Executor, owner: object, dialect: Dialect, statement: Statement<R>, one = false, heavy = false): Promise<R[]> {
+  async run<R>(db: Executor, owner: object, dialect: Dialect, statement: Statement<R>, one = false, heavy?: string): Promise<R[]> {
     const text = this.text(owner, dialect, statement);
     const executor = this.executor;
-    if (heavy && executor?.readers !== undefined && db === executor.kysely) return (await executor.runHeavy<R>(text.sql, text.params, one)) as R[];
+    if (heavy !== undefined && executor?.readers !== undefined && db === executor.kysely) return (await executor.runHeavy<R>(heavy, text.sql, text.params, one)) as R[];
     if (text.cached) {
       const rows = executor !== undefined && db === executor.kysely ? executor.run<R>(text.sql, text.params, one, text.query) : runSql<R>(db, text.sql, text.params, one, text.query);
       return Array.isArray(rows) ? rows : await rows;
@@ -63,9 +63,9 @@ export class ShapeCache {
   }
 
   /** Runs a statement the cache does not keep (built anew each time); `heavy` as in `run`. */
-  async runCompiled<R>(db: Executor, query: CompiledQuery, heavy = false): Promise<R[]> {
+  async runCompiled<R>(db: Executor, query: CompiledQuery, heavy?: string): Promise<R[]> {
     const executor = this.executor;
-    if (heavy && executor?.readers !== undefined && db === executor.kysely) return (await executor.runHeavy<R>(query.sql, query.parameters)) as R[];
+    if (heavy !== undefined && executor?.readers !== undefined && db === executor.kysely) return (await executor.runHeavy<R>(heavy, query.sql, query.parameters)) as R[];
     return (await db.executeQuery<R>(query)).rows;
   }
 

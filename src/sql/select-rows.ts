@@ -217,7 +217,7 @@ export function selectStatement(db: Executor, plan: ReadPlan, related: RelatedSc
 }
 
 export async function selectRows({ db, dialect, shapes }: SqlTarget, plan: ReadPlan, related: RelatedScope = UNSCOPED): Promise<Row[]> {
-  return shapes.run<Row>(db, plan.collection, dialect, selectStatement(db, plan, related), false, selectMayBeHeavy(plan));
+  return shapes.run<Row>(db, plan.collection, dialect, selectStatement(db, plan, related), false, selectMayBeHeavy(plan) ? plan.collection.name : undefined);
 }
 
 export async function countRows({ db, dialect, shapes }: SqlTarget, collection: Collection, where: FilterNode): Promise<number> {
@@ -230,6 +230,6 @@ export async function countRows({ db, dialect, shapes }: SqlTarget, collection: 
       if (query !== undefined) query = query.where(condition);
     }
     return query;
-  }, false, countMayBeHeavy(collection, where));
+  }, false, countMayBeHeavy(collection, where) ? collection.name : undefined);
   return Number(row?.count ?? 0);
 }

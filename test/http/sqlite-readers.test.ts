@@ -106,9 +106,13 @@ describe.runIf(DIALECTS.includes('sqlite'))('SQLite reader threads', () => {
       expect(slow.status).toBe(503);
       expect(slow.body.errors[0].code, slow.text).toBe('DATABASE_UNAVAILABLE');
       // The abandoned thread was replaced: a filtered read (on a thread) and a get (main connection) answer.
+      // (posts: a table of READER_MIN_ROWS or more; the 3 tags are read on the main connection.)
       const tags = await api.get(`/api/tags:list?filter=${encodeURIComponent(JSON.stringify({ name: { $includes: 'e' } }))}`);
       expect(tags.status).toBe(200);
       expect(tags.body.data.map((tag: { name: string }) => tag.name)).toEqual(['red', 'green', 'blue']);
+      const posts = await api.get(`/api/posts:list?pageSize=3&count=none&sort=id&filter=${encodeURIComponent(JSON.stringify({ views: 5 }))}`);
+      expect(posts.status, posts.text).toBe(200);
+      expect(posts.body.data.map((post: { id: number }) => post.id)).toEqual([5, 1005, 2005]);
       expect((await api.get('/api/posts:get/3')).status).toBe(200);
       expect(pool(state.built).threads.live).toBeGreaterThan(0);
     });
