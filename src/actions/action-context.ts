@@ -37,7 +37,8 @@ export type Data = object;
 
 /** Where a list page stands: with the total (`count`), or only whether a next page exists. */
 export type Paging =
-  | { page: number; pageSize: number; count: number }
+  /** `countEstimated`: `count` is an estimate (a common `$search`, store/search-count.ts). */
+  | { page: number; pageSize: number; count: number; countEstimated?: true }
   | { page: number; pageSize: number; hasNext: boolean }
   /** Keyset paging: `nextCursor` is null on the last page. */
   | { pageSize: number; hasNext: boolean; nextCursor: string | null };

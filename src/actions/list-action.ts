@@ -3,8 +3,9 @@ import { bindSort } from '../plan/bind-sort.js';
 import { and, TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
 import { bindSearch } from '../plan/bind-filter.js';
 import type { Collection } from '../schema/collection.js';
-import { countRows, readRows, selectedFields, sortValuesOf, streamItems, toItems } from '../store/read-rows.js';
+import { readRows, selectedFields, sortValuesOf, streamItems, toItems } from '../store/read-rows.js';
 import type { ReadShape } from '../plan/bind-read-shape.js';
+import { listCount } from '../store/search-count.js';
 import { cursorValues, decodeCursor, encodeCursor, queryDigest, type CursorQuery } from '../plan/cursor.js';
 import type { ReadPlan } from '../plan/read-plan.js';
 import { type ActionContext, type ActionResult } from './action-context.js';
@@ -43,9 +44,9 @@ export async function listAction(ctx: ActionContext, collection: Collection, sco
 
   const rows = await readRows(unit, { collection, where, select, order, limit: pageSize, offset });
   // A page that is neither full nor empty already tells the total: no second query.
-  const count = rows.length > 0 && rows.length < pageSize ? offset + rows.length : await countRows(unit, collection, where);
+  const total = rows.length > 0 && rows.length < pageSize ? { count: offset + rows.length, estimated: false } : await listCount(unit, collection, where);
   const data = await toItems(unit, collection, shape, rows);
-  return { kind: 'page', items: data, paging: { page, pageSize, count } };
+  return { kind: 'page', items: data, paging: { page, pageSize, count: total.count, ...(total.estimated ? { countEstimated: true as const } : {}) } };
 }
 
 /**

@@ -6,7 +6,8 @@ import { entityTag, noneMatch, parseTagCondition } from '../request/entity-tag.j
 export function pageMeta(paging: Extract<ActionResult, { kind: 'page' }>['paging']): Record<string, number | boolean | string | null> {
   if ('nextCursor' in paging) return { pageSize: paging.pageSize, hasNext: paging.hasNext, nextCursor: paging.nextCursor };
   if ('hasNext' in paging) return { page: paging.page, pageSize: paging.pageSize, hasNext: paging.hasNext };
-  return { count: paging.count, page: paging.page, pageSize: paging.pageSize, totalPage: Math.ceil(paging.count / paging.pageSize) };
+  const meta = { count: paging.count, page: paging.page, pageSize: paging.pageSize, totalPage: Math.ceil(paging.count / paging.pageSize) };
+  return paging.countEstimated === true ? { ...meta, countEstimated: true } : meta;
 }
 
 /**

@@ -59,7 +59,7 @@ export function commonSchemas(): Record<string, JsonSchema> {
       type: 'object',
       required: ['count', 'page', 'pageSize', 'totalPage'],
       additionalProperties: false,
-      properties: { count, page: { type: 'integer', minimum: 1 }, pageSize: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE }, totalPage: count },
+      properties: { count, page: { type: 'integer', minimum: 1 }, pageSize: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE }, totalPage: count, countEstimated: { type: 'boolean', enum: [true] } },
     },
     [SIMPLE_PAGE_META_SCHEMA]: {
       type: 'object',

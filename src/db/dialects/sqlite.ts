@@ -47,6 +47,7 @@ export const sqliteAdapter = {
     columnChange: 'rebuildTable',
     // Samples (analysis_limit) rather than reading every index.
     analyze: (table) => ['pragma analysis_limit = 1000', `analyze ${table}`],
+    estimatedRows: () => undefined,
     restateCollation: async () => {},
     schemaTransaction: (executor, body) =>
       executor.paused(() =>
