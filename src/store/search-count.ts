@@ -37,7 +37,7 @@ export async function estimateSearchCount(unit: UnitOfWork, collection: Collecti
   const items = conjuncts(where);
   const common = items.some((item) => {
     if (item.kind !== 'search') return false;
-    const arranged = stats.arrange(item);
+    const arranged = stats.arrange(item, true);
     return arranged.kind === 'search' && arranged.common === true;
   });
   if (!common) return undefined;

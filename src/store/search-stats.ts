@@ -63,20 +63,26 @@ export class SearchStats {
     readonly limits: SearchLimits = SEARCH_LIMITS,
   ) {}
 
-  /** `node` with the words of every `search` in it ordered rarest first, and each search's probe choice made. */
-  arrange(node: FilterNode): FilterNode {
+  /**
+   * `node` with the words of every `search` in it ordered rarest first, and each search's probe
+   * choice made. `limited`: the statement has a LIMIT, so a search of common words walks the
+   * rows (`common`); without one (a count, a write, a stream) the walk would probe every row,
+   * and the lists are cheaper.
+   */
+  arrange(node: FilterNode, limited = false): FilterNode {
     // Unchanged subtrees are returned as they are: most filters hold no search.
     switch (node.kind) {
       case 'and':
       case 'or': {
-        const items = node.items.map((item) => this.arrange(item));
+        const items = node.items.map((item) => this.arrange(item, limited));
         return items.every((item, i) => item === node.items[i]) ? node : { kind: node.kind, items };
       }
       case 'not': {
-        const item = this.arrange(node.item);
+        const item = this.arrange(node.item, limited);
         return item === node.item ? node : { kind: 'not', item };
       }
       case 'exists': {
+        // An association's subquery has no LIMIT of its own.
         const where = this.arrange(node.where);
         return where === node.where ? node : { ...node, where };
       }
@@ -85,7 +91,7 @@ export class SearchStats {
         // Every word at the cap, in a large share of the rows together: walk the rows in the
         // statement's order and probe each, the word in the fewest rows first (`common`).
         const shares = node.words.map((word) => known.get(word)?.share ?? 0);
-        if (shares.reduce((product, share) => product * share, 1) >= this.limits.walkShare) {
+        if (limited && shares.reduce((product, share) => product * share, 1) >= this.limits.walkShare) {
           const share = (word: string) => known.get(word)!.share!;
           return { ...node, words: [...node.words].sort((a, b) => share(a) - share(b)), common: true };
         }

@@ -23,7 +23,7 @@ for (const dialect of DIALECTS) {
     let reader: TestApi;
 
     const search = (text: string) => bindFilter({ $search: text }, ctx.built.schema.snapshot.get('memos')!);
-    const arranged = (text: string) => ctx.built.store.searchStats.arrange(search(text));
+    const arranged = (text: string, limited = true) => ctx.built.store.searchStats.arrange(search(text), limited);
 
     beforeAll(async () => {
       await ctx.api.collection({
@@ -54,8 +54,9 @@ for (const dialect of DIALECTS) {
       });
     });
 
-    it('takes the walk only for words in a large share of the rows, rarest first', () => {
+    it('takes the walk only for words in a large share of the rows, rarest first, and only under a LIMIT', () => {
       expect(arranged('post alpha')).toMatchObject({ common: true, words: ['alpha', 'post'] });
+      expect(arranged('post', false)).not.toHaveProperty('common');
       expect(arranged('rare').kind === 'search' && arranged('rare')).not.toHaveProperty('common');
       expect(arranged('post rare')).not.toHaveProperty('common');
     });
