@@ -60,6 +60,13 @@ export type FilterNode =
        * meaning is the same either way.
        */
       probe?: boolean;
+      /**
+       * Every word is common (in a large share of the rows, store/search-stats.ts): the
+       * statement walks the rows in its own order and tests each for every word through the
+       * (collection, key, token) index, so ORDER BY … LIMIT stops after a page of matches
+       * instead of reading every match. Set by the store; the meaning is the same.
+       */
+      common?: boolean;
     }
   /** belongsToMany scope: the target row is linked to the source row whose sourceKey is `value`. */
   | { kind: 'linkedThrough'; relation: BelongsToMany; value: unknown };

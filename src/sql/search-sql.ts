@@ -13,15 +13,18 @@ type SearchForm =
   /** All words common: nested inside the token table, rarest innermost (`nestSearchWords`). */
   | 'n'
   /** One `key in (…)` list per word. */
-  | 'l';
+  | 'l'
+  /** All words common (`node.common`): every word probed per row, the rows walked in the statement's order. */
+  | 'w';
 
 const col = (alias: string, name: string) => sql.ref(`${alias}.${name}`);
 
 /**
  * The SQL form a search takes on a dialect (store/search-stats.ts chose the order and `probe`).
- * One word is one list in every form, so it has one key.
+ * One word is one list unless it is common (a walk).
  */
 function searchForm(node: SearchNode, pass: SqlPass): SearchForm {
+  if (node.common === true) return 'w';
   if (node.words.length < 2) return 'l';
   if (node.probe === true) return 'p';
   return pass.adapter.traits.nestSearchWords ? 'n' : 'l';
@@ -71,6 +74,11 @@ export function searchSql(n: SearchNode, pass: SqlPass, alias: string): Expressi
       // Words come rarest first (store/search-stats.ts): only the first is a list.
       const [first, ...rest] = n.words;
       const tests = [list(first!), ...rest.map(probe)];
+      return emit ? pass.eb.and(tests) : KEY_ONLY;
+    }
+    case 'w': {
+      // Words come in the fewest rows first: the first probe rejects the most rows.
+      const tests = n.words.map(probe);
       return emit ? pass.eb.and(tests) : KEY_ONLY;
     }
     case 'l': {

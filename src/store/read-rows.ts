@@ -17,10 +17,13 @@ import type { UnitOfWork } from './unit-of-work.js';
 /** Rows fetched per round trip when streaming `paginate=false`; appends load per batch. */
 export const STREAM_CHUNK_ROWS = 500;
 
-/** The plan with the caller's view scope ANDed into its filter: 403 FORBIDDEN without a view grant. */
+/**
+ * The plan with the caller's view scope ANDed into its filter: 403 FORBIDDEN without a view
+ * grant. A read with a LIMIT may walk its rows for common `$search` words (store/search-stats.ts).
+ */
 function scopedPlan(unit: UnitOfWork, plan: ReadPlan): ReadPlan {
   unit.require(plan.collection, 'view');
-  return { ...plan, where: unit.where(plan.collection, plan.where) };
+  return { ...plan, where: unit.where(plan.collection, plan.where, 'view', plan.limit !== undefined) };
 }
 
 /** Rows of a read plan, inside the caller's scopes (filter, association paths, sort subqueries). */

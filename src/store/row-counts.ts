@@ -3,6 +3,7 @@ import type { FilterNode } from '../plan/filter-node.js';
 import { TRUE_NODE } from '../plan/filter-node.js';
 import type { Collection } from '../schema/collection.js';
 import { cappedCount, estimateCount } from '../sql/count-sql.js';
+import { estimateSearchCount } from './search-count.js';
 import { countRows } from '../sql/select-rows.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
@@ -56,6 +57,11 @@ export class RowCounts {
   /** How many rows of `collection` match `where` inside the caller's scope, counted or estimated as asked. */
   async total(unit: UnitOfWork, collection: Collection, where: FilterNode, mode: CountRequest): Promise<RowTotal> {
     unit.require(collection, 'view');
+    if (mode !== 'exact') {
+      // A common `$search` is estimated from a sample of its matches, cheaper than any plan.
+      const search = await estimateSearchCount(unit, collection, where);
+      if (search !== undefined) return search.estimated ? { count: search.count, estimated: true } : { count: search.count };
+    }
     const scoped = unit.where(collection, where);
     if (mode === 'estimated') return estimated(unit, collection, scoped);
     const limit = this.limits.exactLimit;

@@ -10,7 +10,7 @@ import type { ReferenceSource } from './cascades.js';
 import { loadCursorSecret } from './cursor-secret.js';
 import { RowCounts, type CountLimits } from './row-counts.js';
 import { indexChanges } from './search-index.js';
-import { SearchStats } from './search-stats.js';
+import { SearchStats, type SearchLimits } from './search-stats.js';
 import { NO_SCOPES, type Grants, type ScopeProvider, type Scopes } from './scope.js';
 import { UnitOfWork, type CommitHook } from './unit-of-work.js';
 import { DirectWriteUnavailable, type WriteFastPath } from './write-fast-path.js';
@@ -43,6 +43,8 @@ export interface StoreOptions {
   readonly counts?: CountLimits;
   /** Where background work that no request waits for reports failures (the `$search` word counts). */
   readonly log?: StoreLog;
+  /** The `$search` thresholds (store/search-stats.ts); tests make them small. */
+  readonly search?: SearchLimits;
 }
 
 /**
@@ -68,7 +70,12 @@ export class Store {
   ) {
     this.shapes = new ShapeCache(database.statementNames, database.executor);
     this.counts = new RowCounts(options.counts);
-    this.searchStats = new SearchStats(database.db, (error) => options.log?.error({ err: error }, 'counting the rows of a $search word failed (searches still answer, in the given word order)'));
+    this.searchStats = new SearchStats(
+      database.db,
+      (error) => options.log?.error({ err: error }, 'counting the rows of a $search word failed (searches still answer, in the given word order)'),
+      Date.now,
+      options.search,
+    );
   }
 
   /**

@@ -58,14 +58,15 @@ export class UnitOfWork implements SqlTarget {
    * `where` over `collection` for a statement performing `action` there (`through`: a
    * belongsToMany junction row, which a link writes under the link's own checks): narrowed to the
    * caller's scope of that action (403 when not granted at all) and to the `view` scope inside
-   * every association path, with the words of every `$search` ordered rarest first.
+   * every association path, with the words of every `$search` ordered rarest first
+   * (`limited`: the statement has a LIMIT, so common words may walk its rows).
    */
-  where(collection: Collection, where: FilterNode, action: StatementAction = 'view'): FilterNode {
-    if (this.grants.open) return this.searchStats === undefined ? where : this.searchStats.arrange(where);
+  where(collection: Collection, where: FilterNode, action: StatementAction = 'view', limited = false): FilterNode {
+    if (this.grants.open) return this.searchStats === undefined ? where : this.searchStats.arrange(where, limited);
     // A lookup of rows the caller cannot view finds nothing (FALSE), exactly as if they did not exist.
     const own = action === 'through' ? undefined : action === 'view' ? this.grants.view.get(collection.name) : this.require(collection, action);
     const narrowed = scoped(this.grants.view, own?.where ?? TRUE_NODE, where);
-    return this.searchStats === undefined ? narrowed : this.searchStats.arrange(narrowed);
+    return this.searchStats === undefined ? narrowed : this.searchStats.arrange(narrowed, limited);
   }
 
   /** The caller's scope of `action` on `collection` (undefined: unrestricted); 403 FORBIDDEN when not granted. */

@@ -79,6 +79,13 @@ export interface DialectDdl {
   readonly columnChange: ColumnChange;
   /** Statements refreshing a table's planner statistics after a bulk load (none on MySQL: ANALYZE would commit). */
   analyze(table: string): readonly string[];
+  /**
+   * The table's row count as the database's statistics keep it (a cheap estimate for a search's
+   * count, store/search-count.ts): a query answering one row `n` (null or not positive:
+   * unknown, then the rows are counted). PostgreSQL `reltuples`, MySQL `table_rows`, SQLite the
+   * rowid span (no statistics are kept for collection tables there), or undefined for none.
+   */
+  estimatedRows(table: string): RawBuilder<{ n: unknown }> | undefined;
   /** Re-declares a column made by an earlier version in another collation; nothing where collations are not per column. */
   restateCollation(db: Kysely<DynamicDb>, table: string, column: string, type: string, collation: string): Promise<void>;
   /**

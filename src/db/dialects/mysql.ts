@@ -55,6 +55,7 @@ export const mysqlAdapter = {
     columnChange: 'modifyColumn',
     // Left to InnoDB's automatic recalculation: ANALYZE TABLE would commit the schema change's transaction halfway.
     analyze: () => [],
+    estimatedRows: (table) => sql<{ n: unknown }>`select table_rows as n from information_schema.tables where table_schema = database() and table_name = ${table}`,
     restateCollation: async (db, table, column, type, collation) => {
       const found = await sql<{ collation: string | null }>`select collation_name as ${sql.id('collation')} from information_schema.columns where table_schema = database() and table_name = ${table} and column_name = ${column}`.execute(db);
       if (found.rows[0]?.collation !== collation) await sql`alter table ${sql.table(table)} modify ${sql.ref(column)} ${sql.raw(type)}`.execute(db);

@@ -44,6 +44,7 @@ export const postgresAdapter = {
     indexExistsErrors: false,
     columnChange: 'alterColumn',
     analyze: (table) => [`analyze ${table}`],
+    estimatedRows: (table) => sql<{ n: unknown }>`select c.reltuples as n from pg_class c join pg_namespace ns on ns.oid = c.relnamespace where c.relname = ${table} and ns.nspname = current_schema()`,
     restateCollation: async () => {},
     schemaTransaction: (executor, body) => executor.kysely.transaction().execute(body),
     foreignKeysBroken: async () => false,
