@@ -227,6 +227,16 @@ for (const dialect of DIALECTS) {
       expect(sheet[BULK_ROWS]).toEqual([BULK_ROWS - 1]);
     }, 120_000);
 
+    it('the OpenAPI document describes the export of collections and to-many associations', async () => {
+      const document = (await ctx.api.get('/api/openapi.json')).body;
+      for (const path of ['/api/posts:export', '/api/authors/{sourceKey}/posts:export']) {
+        const op = document.paths[path]?.get;
+        expect(op, path).toBeDefined();
+        expect(Object.keys(op.responses['200'].content)).toEqual(['text/csv', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet']);
+        expect(op.parameters).toContainEqual({ $ref: '#/components/parameters/format' });
+      }
+    });
+
     it('is a read: POST is refused', async () => {
       const reply = await ctx.api.post('/api/posts:export');
       expect(reply.status).toBe(405);
