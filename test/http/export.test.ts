@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -176,6 +177,8 @@ for (const dialect of DIALECTS) {
       expect(refused.body.errors[0].code).toBe('FORBIDDEN');
       const probe = await reader.get(`/api/posts:export?filter=${q({ secret: 'x2' })}`);
       expect(probe.status, probe.text).toBe(403);
+      // The schema export shares the action name: it needs `view` on collections, which this role lacks.
+      expect((await reader.get('/api/collections:export')).status).toBe(403);
       const anonymous = await apiFor(ctx.built, null).get('/api/posts:export');
       expect(anonymous.status).toBe(401);
     });
@@ -226,6 +229,19 @@ for (const dialect of DIALECTS) {
       expect(sheet.length).toBe(BULK_ROWS + 1);
       expect(sheet[BULK_ROWS]).toEqual([BULK_ROWS - 1]);
     }, 120_000);
+
+    // After the large export: reads its rows.
+    it('CSV is compressed like any text answer (gzip here), XLSX is not', async () => {
+      const plain = await download(ctx, ctx.api, '/api/bulk:export?sort=n&fields=n,label');
+      const gzipped = await download(ctx, ctx.api, '/api/bulk:export?sort=n&fields=n,label', { 'accept-encoding': 'gzip' });
+      expect(gzipped.status).toBe(200);
+      expect(gzipped.headers['content-encoding']).toBe('gzip');
+      expect(gzipped.headers['content-disposition']).toBe('attachment; filename="bulk.csv"');
+      expect(gunzipSync(gzipped.bytes).equals(plain.bytes)).toBe(true);
+      expect(gzipped.bytes.length).toBeLessThan(plain.bytes.length / 2);
+      const xlsx = await download(ctx, ctx.api, '/api/bulk:export?format=xlsx&fields=n', { 'accept-encoding': 'gzip' });
+      expect(xlsx.headers['content-encoding']).toBeUndefined();
+    });
 
     it('the OpenAPI document describes the export of collections and to-many associations', async () => {
       const document = (await ctx.api.get('/api/openapi.json')).body;
