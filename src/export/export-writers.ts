@@ -1,5 +1,5 @@
 import { PassThrough, Readable, pipeline } from 'node:stream';
-import { once } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { stringify } from 'csv-stringify';
 import ExcelJS from 'exceljs';
 import type { ItemBatches } from '../store/read-rows.js';
@@ -43,6 +43,33 @@ export function csvStream(columns: readonly ExportColumn[], source: ItemBatches,
 }
 
 /**
+ * exceljs writes a sheet into its zip without heeding backpressure: its sheet buffer (`stream`)
+ * writes each chunk into the zip's deflate stream (`pipes`) whatever that stream's backlog.
+ * Waiting here until the deflate stream and the answer have drained keeps the backlog to one
+ * batch of rows (exceljs 4.4; without the internals, the wait is on the answer alone).
+ */
+async function drained(sheet: object, output: PassThrough): Promise<void> {
+  const buffer = (sheet as { stream?: { pipes?: unknown } }).stream;
+  const pipes = Array.isArray(buffer?.pipes) ? (buffer.pipes as unknown[]) : [];
+  for (const target of [...pipes, output]) {
+    // The zip's streams are readable-stream's (not node:stream's): told by their shape.
+    if (!(target instanceof EventEmitter) || !isBacklogged(target)) continue;
+    const stop = new AbortController();
+    // Either ends the wait; the other listener is removed (no listener piles up per batch).
+    await Promise.race([once(target, 'drain', { signal: stop.signal }), once(output, 'close', { signal: stop.signal })]).catch(() => undefined);
+    stop.abort();
+  }
+}
+
+function isBacklogged(target: EventEmitter): boolean {
+  const stream = target as { writableLength?: unknown; writableHighWaterMark?: unknown; _writableState?: { length?: unknown; highWaterMark?: unknown }; destroyed?: unknown };
+  // readable-stream 2 (archiver's) has no writableLength: its state tells the backlog.
+  const length = stream.writableLength ?? stream._writableState?.length;
+  const limit = stream.writableHighWaterMark ?? stream._writableState?.highWaterMark;
+  return typeof length === 'number' && typeof limit === 'number' && length >= limit && stream.destroyed !== true;
+}
+
+/**
  * One worksheet written by exceljs's streaming WorkbookWriter: each row is committed (and
  * forgotten) as it is added, and the writer waits for the answer to drain between batches.
  * No shared strings, no styles: nothing grows with the row count.
@@ -57,7 +84,7 @@ export function xlsxStream(columns: readonly ExportColumn[], source: ItemBatches
       let count = 0;
       for await (const row of rowsOf(columns, source, zone)) {
         sheet.addRow(row).commit();
-        if (++count % 500 === 0 && output.writableNeedDrain) await Promise.race([once(output, 'drain'), once(output, 'close')]);
+        if (++count % 500 === 0) await drained(sheet, output);
         if (output.destroyed) return;
       }
       sheet.commit();
