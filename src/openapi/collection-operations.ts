@@ -73,7 +73,7 @@ const SPECS: Record<DocumentedAction, ActionSpec> = {
   query: { method: WRITE_METHOD, summary: 'Aggregate: measures, dimensions, filter, having, orders, limit in the body', query: [], keys: 'none' },
   move: { method: WRITE_METHOD, summary: 'Move a row within its sort field (sourceId, targetId or sticky, sortField, method; query or body)', query: [], keys: 'none' },
   subscribe: { method: READ_METHOD, summary: 'Stream the changes as Server-Sent Events', query: ['filter', 'fields', 'except', 'after'], keys: 'none' },
-  export: { method: READ_METHOD, summary: 'Download the rows a paginate=false list answers as CSV or XLSX', query: ['format', 'filter', 'q', 'fields', 'except', 'appends', 'sort'], keys: 'many' },
+  export: { method: READ_METHOD, summary: 'Download the rows a paginate=false list answers as CSV or XLSX', query: ['filter', 'q', 'fields', 'except', 'appends', 'sort'], keys: 'many' },
 };
 
 export const actionMethod = (action: DocumentedAction): string => SPECS[action].method;
@@ -107,6 +107,9 @@ function linkBody(target: Collection): JsonSchema {
     content: { 'application/json': { schema: { anyOf: [key, { type: 'array', items: { anyOf: [key, { type: 'array', prefixItems: [key, ANY_OBJECT], minItems: 2, maxItems: 2 }] } }] } } },
   };
 }
+
+/** The export's `format` (only export takes it: inline rather than a shared component). */
+const FORMAT_PARAMETER: JsonSchema = { name: 'format', in: 'query', description: "the export's file format", schema: { type: 'string', enum: ['csv', 'xlsx'], default: 'csv' } };
 
 /** The export's file (docs/import-export.md): written as it is read, so a failure after the first byte cuts it short. */
 const EXPORT_RESPONSE: JsonSchema = {
@@ -185,6 +188,7 @@ export function operation(target: OperationTarget, action: DocumentedAction): Js
       };
       break;
     case 'export':
+      parameters.push(FORMAT_PARAMETER);
       success = { 200: EXPORT_RESPONSE };
       break;
   }

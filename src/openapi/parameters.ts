@@ -3,7 +3,7 @@ import { FILTER_SCHEMA } from './common-schemas.js';
 import { ref, type JsonSchema } from './json-schema.js';
 
 /** The query parameters of API.md §2 that do not depend on the collection, as components.parameters. */
-export const QUERY_PARAMETERS = ['filter', 'fields', 'except', 'appends', 'sort', 'page', 'pageSize', 'paginate', 'simplePaginate', 'whitelist', 'blacklist', 'updateAssociationValues', 'cascade', 'cursor', 'q', 'filterKeys', 'after', 'format'] as const;
+export const QUERY_PARAMETERS = ['filter', 'fields', 'except', 'appends', 'sort', 'page', 'pageSize', 'paginate', 'simplePaginate', 'whitelist', 'blacklist', 'updateAssociationValues', 'cascade', 'cursor', 'q', 'filterKeys', 'after'] as const;
 export type QueryParameter = (typeof QUERY_PARAMETERS)[number];
 
 const nameList = (description: string): JsonSchema => ({
@@ -38,7 +38,6 @@ const PARAMETERS: Record<QueryParameter, JsonSchema> = {
   cursor: { in: 'query', description: 'keyset paging: empty for the first page, then meta.nextCursor; meta is then {pageSize, hasNext, nextCursor}', schema: { type: 'string' } },
   q: { in: 'query', description: 'search text: the same as a $search filter on the searchable fields', schema: { type: 'string' } },
   filterKeys: nameList('the fields whose body values find the existing row'),
-  format: { in: 'query', description: 'the export\'s file format', schema: { type: 'string', enum: ['csv', 'xlsx'], default: 'csv' } },
   after: { in: 'query', description: 'resume after this event id (or send the Last-Event-ID header)', schema: { type: 'integer', minimum: 0 } },
 };
 
