@@ -66,6 +66,8 @@ export type ActionResult =
   | { kind: 'document'; body: object }
   /** 200 `{"data": [...]}` written as it is read */
   | { kind: 'stream'; stream: Readable }
+  /** 200 with a file's bytes as they are written (`Content-Disposition: attachment`): an export */
+  | { kind: 'file'; stream: Readable; contentType: string; filename: string }
   /** 200 `text/event-stream`, written by `open` until the client or the node goes */
   | { kind: 'events'; open(request: IncomingMessage, response: ServerResponse, headers: OutgoingHttpHeaders): void };
 

@@ -19,6 +19,7 @@ import { destroyAction } from './destroy-action.js';
 import { firstOrCreateAction } from './first-or-create-action.js';
 import { getAction } from './get-action.js';
 import { listAction } from './list-action.js';
+import { exportAction } from './export-action.js';
 import { allFieldsActions, collectionsActions, fieldsActions } from './schema-actions.js';
 import { moveAction } from './move-action.js';
 import { queryAction } from './query-action.js';
@@ -70,6 +71,7 @@ const DATA_ACTIONS: Partial<Record<ActionName, DataAction>> = {
   updateOrCreate: updateOrCreateAction,
   query: queryAction,
   move: moveAction,
+  export: exportAction,
 };
 
 export interface ResolvedAction {

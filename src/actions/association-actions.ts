@@ -11,6 +11,7 @@ import { bindCreateItems, bodyOrEmpty, createdResult, nestedOptions, writeFilter
 import { destroyAction } from './destroy-action.js';
 import { getAction } from './get-action.js';
 import { listAction } from './list-action.js';
+import { exportAction } from './export-action.js';
 import { updateAction } from './update-action.js';
 import { updateWithThrough } from './through-update.js';
 
@@ -88,4 +89,5 @@ export const ASSOCIATION_ACTIONS = {
   update,
   destroy: item(destroyAction),
   create,
+  export: read(exportAction),
 } satisfies Record<string, AssociationAction>;

@@ -245,6 +245,7 @@ export function grantActionOf(action: string): GrantAction | undefined {
     case 'count':
     case 'query':
     case 'subscribe':
+    case 'export':
       return 'view';
     case 'create':
     case 'firstOrCreate':

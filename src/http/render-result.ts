@@ -36,6 +36,10 @@ export function renderResult(result: ActionResult, reply: FastifyReply, prefix: 
       return result.body;
     case 'stream':
       return reply.type('application/json; charset=utf-8').send(result.stream);
+    case 'file':
+      // The filename is a collection name: letters, digits, `_` and `-` only (no quoting needed).
+      reply.header('content-disposition', `attachment; filename="${result.filename}"`);
+      return reply.type(result.contentType).send(result.stream);
     case 'events':
       // The stream outlives the handler: Fastify lets go of the response.
       reply.hijack();

@@ -21,12 +21,13 @@ export type DocumentedAction =
   | 'updateOrCreate'
   | 'query'
   | 'move'
-  | 'subscribe';
+  | 'subscribe'
+  | 'export';
 
 const ROW_ACTIONS: readonly DocumentedAction[] = ['list', 'get', 'count', 'create', 'update', 'destroy'];
 /** A collection also finds-or-writes, aggregates, reorders and streams its changes; an association does not. */
-export const COLLECTION_ACTIONS: readonly DocumentedAction[] = [...ROW_ACTIONS, 'firstOrCreate', 'updateOrCreate', 'query', 'move', 'subscribe'];
-const TO_MANY_ACTIONS: readonly DocumentedAction[] = [...ROW_ACTIONS, 'add', 'set', 'remove', 'toggle'];
+export const COLLECTION_ACTIONS: readonly DocumentedAction[] = [...ROW_ACTIONS, 'firstOrCreate', 'updateOrCreate', 'query', 'move', 'subscribe', 'export'];
+const TO_MANY_ACTIONS: readonly DocumentedAction[] = [...ROW_ACTIONS, 'add', 'set', 'remove', 'toggle', 'export'];
 /** A to-one association names its one row: list answers like get, there is no count, and add/toggle do not apply. */
 const TO_ONE_ACTIONS: readonly DocumentedAction[] = ['list', 'get', 'create', 'update', 'destroy', 'set', 'remove'];
 
@@ -72,6 +73,7 @@ const SPECS: Record<DocumentedAction, ActionSpec> = {
   query: { method: WRITE_METHOD, summary: 'Aggregate: measures, dimensions, filter, having, orders, limit in the body', query: [], keys: 'none' },
   move: { method: WRITE_METHOD, summary: 'Move a row within its sort field (sourceId, targetId or sticky, sortField, method; query or body)', query: [], keys: 'none' },
   subscribe: { method: READ_METHOD, summary: 'Stream the changes as Server-Sent Events', query: ['filter', 'fields', 'except', 'after'], keys: 'none' },
+  export: { method: READ_METHOD, summary: 'Download the rows a paginate=false list answers as CSV or XLSX', query: ['filter', 'q', 'fields', 'except', 'appends', 'sort'], keys: 'many' },
 };
 
 export const actionMethod = (action: DocumentedAction): string => SPECS[action].method;
@@ -106,6 +108,19 @@ function linkBody(target: Collection): JsonSchema {
     content: { 'application/json': { schema: { anyOf: [key, { type: 'array', items: { anyOf: [key, { type: 'array', prefixItems: [key, ANY_OBJECT], minItems: 2, maxItems: 2 }] } }] } } },
   };
 }
+
+/** The export's `format` (only export takes it: inline rather than a shared component). */
+const FORMAT_PARAMETER: JsonSchema = { name: 'format', in: 'query', description: "the export's file format", schema: { type: 'string', enum: ['csv', 'xlsx'], default: 'csv' } };
+
+/** The export's file (docs/import-export.md): written as it is read, so a failure after the first byte cuts it short. */
+const EXPORT_RESPONSE: JsonSchema = {
+  description: 'The file, streamed (`Content-Disposition: attachment; filename="<collection>.<format>"`): a header row of field titles, then one row per record; to-one appends as `relation.field` columns; text that would start a formula escaped with a leading `\'`',
+  headers: { 'Content-Disposition': { schema: { type: 'string' } } },
+  content: {
+    'text/csv': { schema: { type: 'string' } },
+    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { schema: { type: 'string', format: 'binary' } },
+  },
+};
 
 /** One action of a collection or association as an OpenAPI operation object. */
 export function operation(target: OperationTarget, action: DocumentedAction): JsonSchema {
@@ -172,6 +187,10 @@ export function operation(target: OperationTarget, action: DocumentedAction): Js
           },
         },
       };
+      break;
+    case 'export':
+      parameters.push(FORMAT_PARAMETER);
+      success = { 200: EXPORT_RESPONSE };
       break;
   }
   const conditional = action === 'update' || action === 'destroy';

@@ -27,6 +27,7 @@ const NEEDS: Record<DocumentedAction, readonly GrantAction[]> = {
   count: ['view'],
   query: ['view'],
   subscribe: ['view'],
+  export: ['view'],
   create: ['create'],
   firstOrCreate: ['create'],
   update: ['update'],

@@ -47,6 +47,8 @@ export interface QueryParams {
   after?: number;
   /** `If-Match`: update and destroy of one record run only when its entity tag matches (docs/api.md, "Conditional requests"). */
   ifMatch?: TagCondition;
+  /** `:export?format=`: csv or xlsx (checked by the export action). */
+  format?: string;
   /** `changes:list?collection=`: the events of one collection only. */
   collection?: string;
 }
@@ -192,6 +194,10 @@ export function parseQueryParams(query: Record<string, unknown>, headers: Record
     const cursor = query.cursor ?? '';
     if (typeof cursor !== 'string') throw param('cursor', 'must be a string');
     params.cursor = cursor;
+  }
+  if (query.format !== undefined) {
+    if (typeof query.format !== 'string') throw param('format', 'must be a string');
+    params.format = query.format;
   }
   if (query.q !== undefined && query.q !== null && query.q !== '') {
     if (typeof query.q !== 'string') throw param('q', 'must be a string');

@@ -157,6 +157,44 @@ export type OpenSnapshot = () => Promise<{ unit: UnitOfWork; release: () => Prom
  * body's end, which HTTP clients report as an incomplete answer (docs/api.md).
  */
 export async function streamItems(base: UnitOfWork, open: OpenSnapshot, readPlan: ReadPlan, requested: ReadShape): Promise<Readable> {
+  const { batches, finish } = await openItemBatches(base, open, readPlan, requested);
+  async function* chunks(): AsyncGenerator<string> {
+    try {
+      yield '{"data":[';
+      let first = true;
+      for await (const items of batches) {
+        for (const item of items) {
+          const text = JSON.stringify(item);
+          yield first ? text : `,${text}`;
+          first = false;
+        }
+      }
+      yield ']}';
+    } finally {
+      await finish();
+    }
+  }
+  const stream = Readable.from(chunks(), { objectMode: false });
+  // A stream destroyed before it was read never runs the generator's finally.
+  stream.once('close', () => void finish());
+  return stream;
+}
+
+/** Batches of decoded items, read as `streamItems` reads them; the first batch is read before this returns. */
+export interface ItemBatches {
+  /** The shape the caller is granted (what each item holds). */
+  readonly shape: ReadShape;
+  readonly batches: AsyncIterable<Item[]>;
+  /** Releases the snapshot (once; safe to call again). */
+  finish(): Promise<void>;
+}
+
+/**
+ * The reading half of `streamItems`, for answers other than JSON (an export): the snapshot is
+ * opened and the first batch read and decoded before this returns, so a failure is still an
+ * error answer. The caller must call `finish` when done or when the client leaves.
+ */
+export async function openItemBatches(base: UnitOfWork, open: OpenSnapshot, readPlan: ReadPlan, requested: ReadShape): Promise<ItemBatches> {
   const plan = scopedPlan(base, readPlan);
   // Refused (403) before the answer starts; each batch is then decoded with the granted shape.
   const shape = grantedShape(base, readPlan.collection, requested, false);
@@ -192,25 +230,10 @@ export async function streamItems(base: UnitOfWork, open: OpenSnapshot, readPlan
     await finish();
     throw error;
   }
-  async function* chunks(): AsyncGenerator<string> {
-    try {
-      yield '{"data":[';
-      let first = true;
-      for (let next = head; next.done !== true; next = await rows.next()) {
-        if (next !== head) items = await decodeItems(unit, plan.collection, shape, next.value);
-        for (const item of items) {
-          const text = JSON.stringify(item);
-          yield first ? text : `,${text}`;
-          first = false;
-        }
-      }
-      yield ']}';
-    } finally {
-      await finish();
-    }
+  async function* decoded(): AsyncGenerator<Item[]> {
+    if (head.done === true) return;
+    yield items;
+    for (let next = await rows.next(); next.done !== true; next = await rows.next()) yield await decodeItems(unit, plan.collection, shape, next.value);
   }
-  const stream = Readable.from(chunks(), { objectMode: false });
-  // A stream destroyed before it was read never runs the generator's finally.
-  stream.once('close', () => void finish());
-  return stream;
+  return { shape, batches: decoded(), finish };
 }
