@@ -22,7 +22,8 @@ export async function cappedCount({ db, dialect, shapes }: SqlTarget, collection
       if (inner !== undefined) inner = inner.where(condition);
     }
     return inner === undefined ? undefined : db.selectFrom(inner.limit(sql.lit(cap)).as('corral_capped')).select(sql<unknown>`count(*)`.as('count'));
-  });
+    // Filtered, it may read the whole table (few rows match): where reads may be heavy (read-weight.ts).
+  }, false, where === TRUE_NODE ? undefined : table);
   return Number(row?.count ?? 0);
 }
 

@@ -18,7 +18,7 @@ export interface CountLimits {
 export const DEFAULT_COUNT_LIMITS: CountLimits = { exactLimit: 100_000, maxOffset: 100_000 };
 
 /** An estimate above this many times the exact limit is trusted to be above it: no capped count checks it. */
-export const SURELY_ABOVE = 2;
+export const SURELY_ABOVE = 1.25;
 
 /** A list's total: `estimated` when it is the database's estimate rather than a count. */
 export interface RowTotal {
