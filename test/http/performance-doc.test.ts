@@ -1,22 +1,6 @@
-import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type BuiltApp } from '../../src/app.js';
-import { ROOT } from '../process/support.js';
-import { apiFor, testConfig } from '../support/test-app.js';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/test-database.js';
-
-const run = promisify(execFile);
-
-/** The shell block a page marks with `<!-- run: <name> -->`. */
-function markedBlock(page: string, name: string): string {
-  const match = new RegExp(`<!-- run: ${name} -->\\n\`\`\`sh\\n([\\s\\S]*?)\`\`\`\\n`).exec(page);
-  if (match === null) throw new Error(`no block marked run: ${name}`);
-  return match[1]!;
-}
+import { describe, expect, it } from 'vitest';
+import { markedBlock, useDocServer } from '../support/doc-script.js';
+import { DIALECTS } from '../support/test-database.js';
 
 /** Every JSON answer in curl's output (each printed without a newline after it). */
 function answers(output: string): { data?: Record<string, unknown>; errors?: unknown }[] {
@@ -25,26 +9,10 @@ function answers(output: string): { data?: Record<string, unknown>; errors?: unk
 
 // Run as written against a server with the README walkthrough's variables (B, J, A); one dialect.
 describe(`docs/performance.md's index example runs as written (${DIALECTS[0]})`, () => {
-  let database: TestDatabase;
-  let built: BuiltApp;
-  let base: string;
-
-  beforeAll(async () => {
-    database = await createTestDatabase(DIALECTS[0]!);
-    built = await buildApp(testConfig(database));
-    await built.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(built.app.server.address() as AddressInfo).port}/api`;
-  });
-
-  afterAll(async () => {
-    await built?.close();
-    await database?.drop();
-  });
+  const server = useDocServer();
 
   it('creates the collection with its index, replaces the indexes, lists with the filter', async () => {
-    const script = markedBlock(readFileSync(join(ROOT, 'docs', 'performance.md'), 'utf8'), 'indexes');
-    const env = { ...process.env, B: base, J: 'content-type: application/json', A: `authorization: ${(await apiFor(built).authHeaders()).authorization!}` };
-    const { stdout } = await run('bash', ['-c', `set -eu\n${script}`], { env, timeout: 30_000 });
+    const stdout = await server.runScript(markedBlock('performance.md', 'indexes'));
     const [created, replaced, listed] = answers(stdout);
     expect(created!.errors).toBeUndefined();
     expect(created!.data!.indexes).toEqual([{ name: 'idx_articles_status_views', fields: ['status', 'views'], unique: false }]);
