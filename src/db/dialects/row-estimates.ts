@@ -80,8 +80,9 @@ export const SQLITE_ESTIMATES: RowEstimates = {
   statement: (table, condition) => {
     const t = sql.table(table);
     // A whole table is counted: SQLite counts it from the b-tree's pages (0.35 ms at a million
-    // rows, 2026-11-27 bench --large), cheaper than the probes, and exact.
-    if (condition === undefined) return sql`select count(*) as hit, 1 as step from ${t}`;
+    // rows, 2026-11-27 bench --large), cheaper than the probes, and exact. Only a bare
+    // `select count(*) from t` is counted that way (another result column makes it a scan).
+    if (condition === undefined) return sql`select (select count(*) from ${t}) as hit, 1 as step`;
     const test = condition === undefined ? sql`1` : sql`case when ${condition} then 1 else 0 end`;
     const probes = sql.lit(SQLITE_PROBES);
     // min and max as scalar subqueries each read one end of the rowid b-tree; the span is
