@@ -52,8 +52,10 @@ function defineColumn(field: FieldDef, adapter: DialectAdapter) {
  * the collection's `indexes` (`createCollectionIndex`): MySQL would otherwise take one of
  * those for a foreign key and refuse to drop it later.
  */
-export async function createTable(trx: Trx, def: CollectionDef, adapter: DialectAdapter, collation?: string): Promise<void> {
+export async function createTable(trx: Trx, def: CollectionDef, adapter: DialectAdapter, collation?: string, made?: () => void): Promise<void> {
   await createBareTable(trx, def, def.name, adapter, collation);
+  // From here the table is this step's own: a failure after it may drop it (schema-work.ts).
+  made?.();
   await createFieldIndexes(trx, def);
 }
 

@@ -209,7 +209,17 @@ export class SchemaWork {
       await deleteDefinition(trx, name);
     }
     const created = this.#created.filter(live);
-    for (const name of created) await run(() => createTable(trx, this.get(name), adapter, collation), () => dropTable(trx, name));
+    for (const name of created) {
+      // Undone only when this step made the table: one that failed because another process
+      // created it first (two nodes starting on one MySQL database) is that process's to keep.
+      let made = false;
+      await run(
+        () => createTable(trx, this.get(name), adapter, collation, () => (made = true)),
+        async () => {
+          if (made) await dropTable(trx, name);
+        },
+      );
+    }
     const added = this.#addedColumns.filter(({ table }) => live(table) && !rebuilt.has(table));
     for (const { table, field } of added) await run(() => addColumn(trx, table, field, adapter));
     for (const name of created) for (const field of this.get(name).fields) await run(() => addForeignKey(trx, name, field, adapter));
