@@ -1,4 +1,5 @@
 import type { DirectReader } from './direct-reader.js';
+import { rowidSpanSql } from './rowid-span.js';
 
 /**
  * Rows a SQLite table spans before its heavy reads go to a reader thread. Below it a scan
@@ -12,8 +13,7 @@ const SPAN_TTL_MS = 10_000;
 
 /**
  * Which SQLite tables are big enough for the reader threads, by their rowid span
- * (`max(rowid) - min(rowid) + 1`: two b-tree seeks, never a scan; at least the row count,
- * more after deletes). Read on the main connection when asked and kept SPAN_TTL_MS.
+ * (rowid-span.ts). Read on the main connection when asked and kept SPAN_TTL_MS.
  */
 export class TableSpans {
   readonly #spans = new Map<string, { rows: number; at: number }>();
@@ -32,10 +32,10 @@ export class TableSpans {
     if (known !== undefined && now - known.at < SPAN_TTL_MS) return known.rows >= this.minRows;
     let rows: number;
     try {
-      const result = this.direct(`select coalesce(max(rowid) - min(rowid) + 1, 0) as n from "${table.replaceAll('"', '""')}"`, [], true);
+      const result = this.direct(rowidSpanSql(table), [], true);
       // A transaction is open on the main connection: no answer now, so the thread takes it.
       if (result === undefined) return true;
-      rows = Number(result[0]?.n ?? 0);
+      rows = Number(result[0]?.n ?? 0) || 0;
     } catch {
       return true;
     }

@@ -6,7 +6,7 @@ describe('TableSpans', () => {
   const reader = (spans: Record<string, number>, calls: string[]): DirectReader =>
     ((sql: string) => {
       calls.push(sql);
-      const table = /from "(.*)"$/.exec(sql)?.[1] ?? '';
+      const table = /from "([^"]*)"\)/.exec(sql)?.[1] ?? '';
       if (!(table in spans)) throw new Error('no such table');
       return [{ n: spans[table] }];
     }) as DirectReader;

@@ -1,4 +1,5 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { rowidSpanSql } from '../rowid-span.js';
 import { likeText } from '../../text/like-pattern.js';
 import type { JsonValue } from '../../json-value.js';
 import { DIALECT_TRAITS } from './dialect-traits.js';
@@ -50,7 +51,7 @@ export const sqliteAdapter = {
     analyze: (table) => ['pragma analysis_limit = 1000', `analyze ${table}`],
     // Every collection table has a rowid: its span is two seeks, one per subquery (one min and one
     // max in a single select would scan); rows deleted inside it still count.
-    estimatedRows: (table) => sql<{ n: unknown }>`select (select max(rowid) from ${sql.table(table)}) - (select min(rowid) from ${sql.table(table)}) + 1 as n`,
+    estimatedRows: (table) => sql<{ n: unknown }>`${sql.raw(rowidSpanSql(table))}`,
     restateCollation: async () => {},
     schemaTransaction: (executor, body) =>
       executor.paused(() =>
