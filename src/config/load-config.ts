@@ -10,12 +10,12 @@
  */
 import { availableParallelism } from 'node:os';
 import { SETTINGS, type Setting } from './settings.js';
-import type { Config, LogLevel, MetricsConfig } from './config.js';
-import { DEFAULT_CONFIG } from './config.js';
+import { DEFAULT_CONFIG, type Config, type LogLevel, type MetricsConfig } from './config.js';
 import { ConfigError } from './config-error.js';
 import { parseAllowedHosts, parseCorsOrigins, parseTrustedProxies } from './address-lists.js';
 import { parseDatabaseUrl } from './parse-database-url.js';
 import { quote, type RawSetting as Raw } from './raw-setting.js';
+import { storageConfig } from './storage-settings.js';
 
 export type Command = 'start' | 'schema-export' | 'help' | 'version';
 
@@ -215,6 +215,8 @@ function buildConfig(lookup: Lookup): Config {
     if (compression.value !== 'on' && compression.value !== 'off') throw new ConfigError(`${compression.name} must be on or off (got ${quote(compression.value)})`);
     config.compression = compression.value === 'on';
   }
+  const storage = storageConfig(lookup);
+  if (storage !== undefined) config.storage = storage;
   const schema = lookup('CORRAL_SCHEMA');
   if (schema !== undefined) config.schemaFile = schema.value;
   for (const [env, key] of [['CORRAL_EXACT_COUNT_LIMIT', 'exactCountLimit'], ['CORRAL_MAX_OFFSET', 'maxOffset']] as const) {
