@@ -1,3 +1,4 @@
+import { PROTECTED } from '../auth/permissions.js';
 import { ApiError, type ErrorEntry } from '../errors/api-error.js';
 import { cellInput } from '../import/import-cells.js';
 import { importColumns, parseMapping, type ImportColumns } from '../import/import-columns.js';
@@ -71,6 +72,8 @@ function rowErrors(error: unknown, collection: Collection, unit: UnitOfWork): Er
 export async function importAction(ctx: ActionContext, collection: Collection, relation?: Relation): Promise<ActionResult> {
   const body = ctx.request.body;
   if (!(body instanceof UploadBody)) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'an import takes a multipart/form-data body with the file in a part named "file"');
+  // Their rows carry grants (roles, users, keys, scopes): written only through their own actions, whose checks see the body.
+  if (PROTECTED.has(collection.name)) throw new ApiError('FORBIDDEN', `${collection.name} rows cannot be imported`);
   if (relation !== undefined && !relation.toMany) throw new ApiError('BODY_INVALID', `${relation.name} holds one record: import into a collection or a to-many association`);
   const limits = ctx.imports ?? DEFAULT_IMPORT_LIMITS;
   const upload = await spoolUpload(body, limits);
@@ -155,7 +158,9 @@ async function runImport(
         if (existing !== undefined) {
           const update = await bindWriteValues(collection, input, 'update', now);
           const byKey = keyFilter(collection, [canonical(collection.key, existing[collection.key.name], unit.dialect)]);
-          await updateMatched(unit, collection, update, byKey, options);
+          const [updated] = await updateMatched(unit, collection, update, byKey, options);
+          // Visible but outside the caller's update scope: refused, never created twice.
+          if (updated === undefined) throw new ApiError('FORBIDDEN', `your roles do not allow updating the ${collection.name} record this row matches`);
           return 'updated';
         }
       }
