@@ -1,5 +1,6 @@
 import ExcelJS from 'exceljs';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { checkContract } from '../support/contract-check.js';
 import { multipartBody, type FormPart } from '../support/multipart-body.js';
 import { apiFor, useDialectApp, type DialectApp, type TestApi } from '../support/test-app.js';
 import { DIALECTS } from '../support/test-database.js';
@@ -24,6 +25,9 @@ async function upload(ctx: DialectApp, api: TestApi, url: string, file: FormPart
   } catch {
     body = undefined;
   }
+  const type = reply.headers['content-type'];
+  // Every JSON answer matches the OpenAPI document's import operation (or error responses).
+  checkContract('POST', url, reply.statusCode, typeof type === 'string' ? type : undefined, body, ctx.built.schema.snapshot, '/api');
   return { status: reply.statusCode, body, text: reply.body, headers: reply.headers };
 }
 
