@@ -73,7 +73,7 @@ export function handleRequest(parts: RequestHandlerParts): (request: FastifyRequ
         action: action.name,
         ...(keys === undefined ? {} : { keys }),
         params,
-        body: uploadBodyOf(request) ?? request.body,
+        body: uploadBodyOf(request, action.name) ?? request.body,
         ...(principal === undefined ? {} : { principal }),
       };
       let grants = grantsOfScopes(store.scopesFor(apiRequest, snapshot));

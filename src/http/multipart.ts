@@ -11,9 +11,13 @@ export function registerMultipart(app: FastifyInstance): void {
   void app.register(multipart, { throwFileSizeLimit: true });
 }
 
-/** The typed body of a multipart request, or undefined for any other request. */
-export function uploadBodyOf(request: FastifyRequest): UploadBody | undefined {
+/** The actions that read a multipart body; any other action answers such a body 415. */
+export const UPLOAD_ACTIONS: ReadonlySet<string> = new Set(['import']);
+
+/** The typed body of a multipart request to an action that takes one, or undefined for any other request. */
+export function uploadBodyOf(request: FastifyRequest, action: string): UploadBody | undefined {
   if (!request.isMultipart()) return undefined;
+  if (!UPLOAD_ACTIONS.has(action)) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `${action} takes application/json, not multipart/form-data`);
   return new UploadBody((limits) => partsOf(request, limits));
 }
 

@@ -303,6 +303,8 @@ for (const dialect of DIALECTS) {
       expect((await upload(ctx, ctx.api, '/api/users:import', csv('email\r\nx@corral.test\r\n'))).status).toBe(403);
       const json = await ctx.api.post('/api/posts:import', { code: 'x' });
       expect(json.status, json.text).toBe(415);
+      const form = await upload(ctx, ctx.api, '/api/posts:create', csv('code\r\nx\r\n'));
+      expect(form.status, form.text).toBe(415);
       const toOne = await upload(ctx, ctx.api, '/api/posts/1/author:import', csv('name\r\nx\r\n'));
       expect(toOne.status).toBeGreaterThanOrEqual(400);
       expect(toOne.status).toBeLessThan(500);
