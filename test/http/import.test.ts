@@ -90,9 +90,14 @@ for (const dialect of DIALECTS) {
           strategy: { actions: [] },
           resources: [{ name: 'posts', actions: [{ name: 'view' }, { name: 'create' }, { name: 'update', filter: { views: { $lt: 100 } } }] }],
         },
+        {
+          name: 'narrow',
+          strategy: { actions: [] },
+          resources: [{ name: 'posts', actions: [{ name: 'view', filter: { views: { $lt: 100 } } }, { name: 'create' }, { name: 'update' }] }],
+        },
       ];
       for (const role of roles) expect((await api.post('/api/roles:create', role)).status).toBe(201);
-      for (const role of ['viewer', 'titler', 'small']) expect((await api.post('/api/users:create', { email: `${role}@corral.test`, password: `${role}-password`, roles: [role] })).status).toBe(201);
+      for (const role of ['viewer', 'titler', 'small', 'narrow']) expect((await api.post('/api/users:create', { email: `${role}@corral.test`, password: `${role}-password`, roles: [role] })).status).toBe(201);
     });
 
     beforeEach(async () => {
@@ -255,6 +260,14 @@ for (const dialect of DIALECTS) {
       expect(small.body.data).toMatchObject({ updated: 1, skipped: 1, errors: [{ row: 3, code: 'FORBIDDEN' }] });
       expect((await posts(ctx.api)).map((row) => [row.code, row.title])).toEqual([['m1', 'ok'], ['m2', 'low'], ['m3', null]]);
       expect((await upload(ctx, apiFor(ctx.built, null), '/api/posts:import', csv('code\r\nm9\r\n'))).status).toBe(401);
+    });
+
+    it('an upsert finds only rows in the caller\'s view scope: a hidden match is not updated (the create then meets the unique code)', async () => {
+      expect((await ctx.api.post('/api/posts:create', [{ code: 'n1', title: 'seen', views: 1 }, { code: 'n2', title: 'hidden', views: 500 }])).status).toBe(201);
+      const reply = await upload(ctx, as('narrow'), '/api/posts:import?filterKeys=code&mode=skip-invalid', csv('code,title\r\nn1,changed\r\nn2,changed\r\n'));
+      expect(reply.status, reply.text).toBe(200);
+      expect(reply.body.data).toMatchObject({ updated: 1, created: 0, skipped: 1, errors: [{ row: 3, code: 'UNIQUE_VIOLATION' }] });
+      expect((await posts(ctx.api)).map((row) => [row.code, row.title])).toEqual([['n1', 'changed'], ['n2', 'hidden']]);
     });
 
     it('progress as an event stream: progress events every 1000 rows, then the result', async () => {
