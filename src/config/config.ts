@@ -55,6 +55,10 @@ export interface Config {
   exactCountLimit?: number;
   /** The deepest offset page, in rows skipped (CORRAL_MAX_OFFSET, default DEFAULT_CONFIG.maxOffset); deeper is 400 PAGE_TOO_DEEP. */
   maxOffset?: number;
+  /** The largest file a `:import` takes, in bytes (CORRAL_IMPORT_MAX_BYTES, default DEFAULT_CONFIG.importMaxBytes). */
+  importMaxBytes?: number;
+  /** The most data rows a `:import` takes (CORRAL_IMPORT_MAX_ROWS, default DEFAULT_CONFIG.importMaxRows). */
+  importMaxRows?: number;
   /** Signs list cursors; unset means a random secret stored once in the database. */
   cursorSecret?: string;
   /** How often the change feed reads the outbox when nothing woke it (CORRAL_CHANGES_POLL_MS, default 250). */
@@ -135,4 +139,6 @@ export const DEFAULT_CONFIG = {
   exactCountLimit: 100_000,
   maxOffset: 100_000,
   storageDir: './storage/uploads',
+  importMaxBytes: 100 * 1024 * 1024,
+  importMaxRows: 1_000_000,
 } as const;

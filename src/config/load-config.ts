@@ -223,6 +223,9 @@ function buildConfig(lookup: Lookup): Config {
     const raw = lookup(env);
     if (raw !== undefined) config[key] = integer(raw, DEFAULT_CONFIG[key], 0, 1_000_000_000);
   }
+  const [importBytes, importRows] = [lookup('CORRAL_IMPORT_MAX_BYTES'), lookup('CORRAL_IMPORT_MAX_ROWS')];
+  if (importBytes !== undefined) config.importMaxBytes = byteSize(importBytes, 1024, 4096 * 1024 * 1024);
+  if (importRows !== undefined) config.importMaxRows = integer(importRows, DEFAULT_CONFIG.importMaxRows, 1, 100_000_000);
   const cursorSecret = lookup('CORRAL_CURSOR_SECRET');
   if (cursorSecret !== undefined && cursorSecret.value !== '') config.cursorSecret = cursorSecret.value;
   return config;
@@ -309,14 +312,13 @@ function logLevel(raw: Raw | undefined): LogLevel {
 }
 
 /** Bytes as an integer, or with a `kb`/`mb` unit (binary: 1kb = 1024 bytes), case-insensitive. */
-function bodyLimit(raw: Raw | undefined): number {
-  if (raw === undefined) return DEFAULT_CONFIG.bodyLimit;
+const bodyLimit = (raw: Raw | undefined): number => (raw === undefined ? DEFAULT_CONFIG.bodyLimit : byteSize(raw, BODY_LIMIT_MIN, BODY_LIMIT_MAX));
+
+function byteSize(raw: Raw, min: number, max: number): number {
   const match = /^(\d+)(kb|mb)?$/i.exec(raw.value);
   const bytes = match ? Number(match[1]) * (BODY_LIMIT_UNITS[(match[2] ?? '').toLowerCase()] ?? Number.NaN) : Number.NaN;
-  if (!(bytes >= BODY_LIMIT_MIN && bytes <= BODY_LIMIT_MAX)) {
-    throw new ConfigError(
-      `${raw.name} must be a size from 1kb to 1024mb, as bytes or with a kb/mb unit (got ${quote(raw.value)})`,
-    );
+  if (!(bytes >= min && bytes <= max)) {
+    throw new ConfigError(`${raw.name} must be a size from ${min / 1024}kb to ${max / 1024 / 1024}mb, as bytes or with a kb/mb unit (got ${quote(raw.value)})`);
   }
   return bytes;
 }

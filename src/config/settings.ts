@@ -116,6 +116,18 @@ export const SETTINGS = [
     help: "deepest offset page in rows; deeper is 400 PAGE_TOO_DEEP (default 100000)",
   },
   {
+    env: 'CORRAL_IMPORT_MAX_BYTES',
+    default: "`100mb`",
+    meaning: "Largest file a `:import` takes: bytes, or with a `kb`/`mb` unit (1kb–4096mb). Larger is 413 `IMPORT_TOO_LARGE`. See [docs/import-export.md](docs/import-export.md#import).",
+    help: "largest file an import takes: bytes, or with kb/mb (default 100mb)",
+  },
+  {
+    env: 'CORRAL_IMPORT_MAX_ROWS',
+    default: "`1000000`",
+    meaning: "Most data rows a `:import` takes (1–100000000). More is 413 `IMPORT_TOO_LARGE`.",
+    help: "most data rows an import takes (default 1000000)",
+  },
+  {
     env: 'CORRAL_CORS_ORIGINS',
     default: "none",
     meaning: "Browser origins allowed to call the API (comma list, or `*`); any other `Origin` is 403.",
