@@ -9,6 +9,7 @@ import { addColumn, dropColumn } from './ddl.js';
 import { Mutex } from './mutex.js';
 import { notManaged } from './not-managed.js';
 import { checkRegistrable } from './check-registrable.js';
+import { parseUnmanaged, registerUnmanaged } from './register-unmanaged.js';
 import { checkDefault, findField, MAX_FIELDS_PER_COLLECTION, normalizeCollection } from './normalize-collection.js';
 import { invalid, normalizeField } from './normalize-field.js';
 import { isRecord } from '../is-record.js';
@@ -169,40 +170,16 @@ export class SchemaManager {
   }
 
   /**
-   * Registers definitions over existing tables (`managed: false`, normalize-unmanaged.ts) in
-   * one schema change, without DDL: each table and column is checked to exist, relations
-   * (given among each definition's fields) are resolved once every collection is there.
-   * `replace`: collections of these names that exist already (unmanaged ones only) are
-   * forgotten first and registered again, so a re-read catalogue (collections:sync) applies
-   * in one step. Returns the stored definitions.
+   * Registers definitions over existing tables (`managed: false`) in one schema change without
+   * DDL; `replace` puts new definitions in place of existing unmanaged ones (register-unmanaged.ts).
    */
   async registerUnmanaged(inputs: readonly unknown[], replace = false): Promise<CollectionDef[]> {
-    const parsed = inputs.map((input) => {
-      if (!isRecord(input) || input.managed !== false) throw invalid('registerUnmanaged takes definitions with managed: false');
-      return normalizeCollection(input);
-    });
-    const names = parsed.map(({ def }) => def.name);
+    const parsed = parseUnmanaged(inputs);
     let out: CollectionDef[] = [];
     await this.change(async (trx, defs) => {
       const work = new SchemaWork(defs);
-      const others = defs.filter((other) => !names.includes(other.name));
-      for (const { def } of parsed) {
-        const existing = defs.find((other) => other.name.toLowerCase() === def.name.toLowerCase());
-        if (existing !== undefined && (!replace || existing.name !== def.name)) throw new ApiError('COLLECTION_EXISTS', `collection ${def.name} already exists`, { field: 'name' });
-        await checkRegistrable(trx, def, [...others, ...parsed.map((entry) => entry.def)]);
-        if (existing === undefined) work.create(def);
-        else work.replaceUnmanaged(def);
-      }
-      for (const { def, relationInputs } of parsed) for (const relation of relationInputs) work.addRelation(def.name, relation);
-      for (const { def, indexes } of parsed) if (indexes !== undefined && indexes !== null) work.setIndexes(def.name, indexes);
-      // Relations of other collections that point at a replaced one must still find their key columns.
-      try {
-        new SchemaSnapshot(-1, work.all(), this.database.dialect);
-      } catch (error) {
-        throw new ApiError('SCHEMA_INVALID', `the new definitions break a relation: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-      }
+      out = await registerUnmanaged(trx, work, defs, parsed, replace, this.database.dialect);
       await this.applyWork(trx, work);
-      out = names.map((name) => work.get(name));
     });
     return out;
   }
