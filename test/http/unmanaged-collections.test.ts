@@ -284,6 +284,19 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it.runIf(dialect === 'postgres')('serves a table of another PostgreSQL schema (schema option)', async () => {
+      await raw(ctx, dialect, `create schema "Sales Data"`);
+      await raw(ctx, dialect, `create table "Sales Data"."Leads" ("LeadID" serial primary key, "Email" text not null)`);
+      const created = await ctx.api.post('/api/collections:create', {
+        name: 'leads', managed: false, schema: 'Sales Data', tableName: 'Leads',
+        fields: [{ name: 'id', type: 'integer', primaryKey: true, autoIncrement: true, columnName: 'LeadID' }, { name: 'email', type: 'string', allowNull: false, columnName: 'Email' }],
+      });
+      expect(created.status, created.text).toBe(201);
+      expect((await ctx.api.post('/api/leads:create', { email: 'a@b.c' })).body.data).toEqual({ id: 1, email: 'a@b.c' });
+      expect((await ctx.api.get(`/api/leads:list?filter=${q({ email: { $includes: '@b' } })}`)).body.data).toEqual([{ id: 1, email: 'a@b.c' }]);
+      expect(await rows(ctx, dialect, 'select "Email" as e from "Sales Data"."Leads"')).toEqual([{ e: 'a@b.c' }]);
+    });
+
     it('refuses $search on a table Corral did not create', async () => {
       const reply = await ctx.api.get(`/api/accounts:list?filter=${q({ $search: 'ann' })}`);
       expect(reply.status).toBe(400);
