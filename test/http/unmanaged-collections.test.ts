@@ -318,6 +318,10 @@ for (const dialect of DIALECTS) {
       const accounts = (reply.body.collections as Record<string, unknown>[]).find((entry) => entry.name === 'accounts' && Array.isArray(entry.fields));
       expect(accounts).toMatchObject({ managed: false, tableName: 'Customer Accounts' });
       expect(accounts!.fields).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'fullName', columnName: 'Full Name' })]));
+      // Applied back, the file changes nothing (no DDL asked of the tables, no 409).
+      const before = JSON.stringify(ctx.built.schema.snapshot.defs);
+      await ctx.built.schema.applySchemaFile(reply.body);
+      expect(JSON.stringify(ctx.built.schema.snapshot.defs)).toBe(before);
     });
   });
 }
