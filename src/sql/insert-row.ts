@@ -23,7 +23,9 @@ export async function insertRow(
     // An explicit id does not move a PostgreSQL identity; move it past the largest id, or the
     // next automatic id would collide. (SQLite and MySQL do this themselves.)
     if (DIALECT_TRAITS[dialect].bumpIdentity && pk.def.autoIncrement === true && row[pk.name] !== undefined) {
-      await sql`select setval(pg_get_serial_sequence(${collection.table}, ${pk.column}), (select max(${sql.ref(pk.column)}) from ${sql.table(collection.table)}))`.execute(db);
+      // pg_get_serial_sequence reads its first argument as SQL text (folded to lower case unless quoted); the column as a name.
+      const table = collection.table.split('.').map((part) => `"${part.replaceAll('"', '""')}"`).join('.');
+      await sql`select setval(pg_get_serial_sequence(${table}, ${pk.column}), (select max(${sql.ref(pk.column)}) from ${sql.table(collection.table)}))`.execute(db);
     }
     return inserted;
   }

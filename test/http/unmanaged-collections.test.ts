@@ -199,6 +199,11 @@ for (const dialect of DIALECTS) {
       expect(listed.body.data.map((o: { total: number }) => o.total)).toEqual([75]);
       expect(await rows(ctx, dialect, `select "Total" as t, "Status" as s from "Orders" where "AccountRef" = ${id}`)).toEqual([{ t: 75, s: 'new' }]);
 
+      // An explicit key moves the table's own sequence past it (PostgreSQL's serial included).
+      expect((await ctx.api.post('/api/orders:create', { id: 100, accountRef: id, total: 1 })).status).toBe(201);
+      const next = await ctx.api.post('/api/orders:create', { accountRef: id, total: 2 });
+      expect(next.body.data.id).toBe(101);
+      await raw(ctx, dialect, `delete from "Orders" where "OrderID" >= 100`);
       const destroyed = await ctx.api.post(`/api/orders:destroy?filterByTk=${order.body.data.id}`);
       expect(destroyed.status, destroyed.text).toBe(200);
       expect(await rows(ctx, dialect, `select "OrderID" from "Orders" where "AccountRef" = ${id}`)).toEqual([]);
