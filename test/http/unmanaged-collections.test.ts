@@ -302,6 +302,14 @@ for (const dialect of DIALECTS) {
       expect(await rows(ctx, dialect, 'select "Email" as e from "Sales Data"."Leads"')).toEqual([{ e: 'a@b.c' }]);
     });
 
+    it('documents read-only and database-filled columns in the OpenAPI create schema', async () => {
+      const doc = (await ctx.api.get('/api/openapi.json')).body;
+      const create = doc.components.schemas['accounts.create'];
+      expect(create.required).toEqual(['fullName']);
+      expect(create.properties.nameUpper.description).toMatch(/^ignored/);
+      expect(doc.components.schemas['orders.create'].required).toEqual(['total']);
+    });
+
     it('refuses $search on a table Corral did not create', async () => {
       const reply = await ctx.api.get(`/api/accounts:list?filter=${q({ $search: 'ann' })}`);
       expect(reply.status).toBe(400);
