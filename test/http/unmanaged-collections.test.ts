@@ -215,6 +215,13 @@ for (const dialect of DIALECTS) {
       ]));
     });
 
+    it('the change feed carries the writes made through Corral, keyed by field names', async () => {
+      const feed = await ctx.api.get('/api/changes:list?collection=accounts&pageSize=100');
+      expect(feed.status, feed.text).toBe(200);
+      const created = (feed.body.data as { action: string; data: Record<string, unknown> }[]).find((event) => event.action === 'create');
+      expect(created?.data).toMatchObject({ fullName: 'cyd', position: 7, nameUpper: 'CYD' });
+    });
+
     it('links rows through an existing junction table with a composite key (belongsToMany)', async () => {
       const relation = await ctx.api.post('/api/collections/accounts/fields:create', {
         name: 'tags', type: 'belongsToMany', target: 'tags', through: 'accountTags', foreignKey: 'accountRef', otherKey: 'tagRef', sourceKey: 'id', targetKey: 'id',
