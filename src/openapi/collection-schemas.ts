@@ -61,7 +61,7 @@ function relationInput(relation: Relation, objects: readonly string[]): JsonSche
 /** Whether create needs the field: NOT NULL with nothing that fills it in. */
 function requiredOnCreate(field: Field): boolean {
   const def = field.def;
-  if (def.allowNull || def.system !== undefined || def.autoIncrement === true || def.type === 'sort') return false;
+  if (def.allowNull || def.system !== undefined || def.readOnly === true || def.defaultSql !== undefined || def.autoIncrement === true || def.type === 'sort') return false;
   if (def.defaultValue !== undefined && def.defaultValue !== null) return false;
   return !(def.primaryKey === true && (def.type === 'uuid' || def.type === 'nanoid'));
 }
@@ -84,6 +84,10 @@ export function writeSchema(
     const value = inputValueSchema(field.def);
     if (field.def.system === 'createdAt' || field.def.system === 'updatedAt' || isStampName(collection.def, field.name) || (mode === 'update' && field === collection.key)) {
       properties[field.name] = { ...value, description: 'ignored: set by the server' };
+      continue;
+    }
+    if (field.def.readOnly === true) {
+      properties[field.name] = { ...value, description: 'ignored: filled by the database (generated, identity or unknown type)' };
       continue;
     }
     properties[field.name] = field.nullable ? orNull(value) : value;

@@ -7,6 +7,9 @@ import { ApiError } from '../errors/api-error.js';
 import { fieldInIndexes } from './collection-indexes.js';
 import { addColumn, dropColumn } from './ddl.js';
 import { Mutex } from './mutex.js';
+import { notManaged } from './not-managed.js';
+import { checkRegistrable } from './check-registrable.js';
+import { parseUnmanaged, registerUnmanaged } from './register-unmanaged.js';
 import { checkDefault, findField, MAX_FIELDS_PER_COLLECTION, normalizeCollection } from './normalize-collection.js';
 import { invalid, normalizeField } from './normalize-field.js';
 import { isRecord } from '../is-record.js';
@@ -156,6 +159,7 @@ export class SchemaManager {
         throw new ApiError('COLLECTION_EXISTS', `collection ${def.name} already exists`, { field: 'name' });
       }
       const work = new SchemaWork(defs);
+      if (def.managed === false) await checkRegistrable(trx, def, defs);
       work.create(def);
       for (const relation of relationInputs) work.addRelation(def.name, relation);
       if (indexes !== undefined && indexes !== null) work.setIndexes(def.name, indexes);
@@ -163,6 +167,21 @@ export class SchemaManager {
       created = work.get(def.name);
     });
     return created!;
+  }
+
+  /**
+   * Registers definitions over existing tables (`managed: false`) in one schema change without
+   * DDL; `replace` puts new definitions in place of existing unmanaged ones (register-unmanaged.ts).
+   */
+  async registerUnmanaged(inputs: readonly unknown[], replace = false): Promise<CollectionDef[]> {
+    const parsed = parseUnmanaged(inputs);
+    let out: CollectionDef[] = [];
+    await this.change(async (trx, defs) => {
+      const work = new SchemaWork(defs);
+      out = await registerUnmanaged(trx, work, defs, parsed, replace, this.database.dialect);
+      await this.applyWork(trx, work);
+    });
+    return out;
   }
 
   async updateCollection(name: string, patch: unknown): Promise<CollectionDef> {
@@ -221,6 +240,8 @@ export class SchemaManager {
       });
       return relation!;
     }
+    const owner = this.snapshot.get(collectionName);
+    if (owner !== undefined && !owner.managed) throw notManaged(collectionName, 'adding a column');
     const field = normalizeField(input);
     if (field.primaryKey === true) throw invalid(`${collectionName} already has primary key: a primary key can only be set when the collection is created`, field.name);
     checkDefault(field);
@@ -246,6 +267,7 @@ export class SchemaManager {
     if (!isRecord(patch)) throw invalid('the body must be an object');
     // Relations, and UI options on any field: no column changes (update-field-options.ts).
     if (changesOptionsOnly(this.snapshot, collectionName, fieldName, patch)) return this.changeWork((work) => updateFieldOptions(work, collectionName, fieldName, patch));
+    if (this.snapshot.get(collectionName)?.managed === false) throw notManaged(collectionName, `changing the column of ${fieldName}`);
     let updated: FieldDef | undefined;
     await this.change(async (trx, defs) => {
       updated = await updateField(trx, defs, collectionName, fieldName, patch, this.#adapter, (run, undo) => this.ddl(run, undo));
@@ -263,6 +285,7 @@ export class SchemaManager {
         return;
       }
       const field = requireField(def, fieldName);
+      if (def.managed === false) throw notManaged(collectionName, `dropping the column of ${fieldName}`);
       if (field.system !== undefined || field.primaryKey === true || def.filterTargetKey === field.name) {
         throw invalid(`${fieldName} is a key or automatic field and cannot be removed`, fieldName);
       }

@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import { toDbRow, type WriteValues } from '../plan/bind-write-values.js';
-import type { BelongsToMany, Collection, Row } from '../schema/collection.js';
+import { toColumns, type BelongsToMany, type Collection, type Row } from '../schema/collection.js';
 import { insertRow } from '../sql/insert-row.js';
 import { runWrite } from './run-write.js';
 import { bindThroughValues, checkThroughValues } from './through-values.js';
-import type { UnitOfWork } from './unit-of-work.js';
+import { refuseWrite, type UnitOfWork } from './unit-of-work.js';
 import { checkWrite } from './write-grants.js';
 
 /**
@@ -13,12 +13,13 @@ import { checkWrite } from './write-grants.js';
  * belongsToMany junction row (`through`), which a link writes under the link's checks.
  */
 export async function insertItems(unit: UnitOfWork, collection: Collection, items: WriteValues[], action: 'create' | 'through' = 'create'): Promise<Row[]> {
+  if (collection.view) refuseWrite(collection, 'create');
   const rows: Row[] = [];
   for (const item of items) {
     if (action === 'create') await checkWrite(unit, collection, 'create', item);
     const { values, sortFields } = item;
     for (const name of sortFields) {
-      const top = await unit.db.selectFrom(collection.name).select(sql<unknown>`max(${sql.ref(name)})`.as('top')).executeTakeFirst();
+      const top = await unit.db.selectFrom(collection.table).select(sql<unknown>`max(${sql.ref(collection.fields.get(name)?.column ?? name)})`.as('top')).executeTakeFirst();
       values.set(name, Number(top?.top ?? 0) + 1);
     }
     const dbRow = toDbRow(collection, values, unit.dialect);
@@ -55,5 +56,5 @@ export async function completeCreated(unit: UnitOfWork, collection: Collection, 
   if (!(unit.changes.get(collection.name)?.created.some((change) => String(change.key) === text) ?? false)) {
     throw new Error(`completeCreated: ${collection.name} ${text} was not created by this unit`);
   }
-  await unit.db.updateTable(collection.name).set(set).where(collection.key.name, '=', key as never).execute();
+  await unit.db.updateTable(collection.table).set(toColumns(collection, set)).where(collection.key.column, '=', key as never).execute();
 }
