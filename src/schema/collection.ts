@@ -7,12 +7,14 @@ import type { CollectionDef, Dialect, FieldDef, JsonValue, RelationDef } from '.
 /** A field ready for requests: its definition with its type and validator resolved once. */
 export interface Field {
   readonly name: string;
+  /** The real column (`def.columnName`, else the name): every SQL identifier of this field is this. */
+  readonly column: string;
   readonly def: FieldDef;
   readonly type: FieldType;
   readonly validate: FieldValidator;
   /** Never returned (password). */
   readonly hidden: boolean;
-  /** Written by the system, ignored when a client sends it. */
+  /** Written by the system (or read-only: `def.readOnly`), ignored when a client sends it. */
   readonly system: boolean;
   /** May hold NULL: sorts need the NULLS LAST treatment only then. */
   readonly nullable: boolean;
@@ -82,7 +84,15 @@ export type Item = Record<string, JsonValue>;
 /** A collection ready for requests, compiled from its definition at schema load. */
 export interface Collection {
   readonly name: string;
+  /** The real table (`def.tableName`, else the name): every SQL identifier of this collection's table is this. */
+  readonly table: string;
   readonly def: CollectionDef;
+  /** `def.managed !== false`: Corral made the table and may change it. */
+  readonly managed: boolean;
+  /** `def.view === true`: rows are read, never written. */
+  readonly view: boolean;
+  /** `def.filterTargetKey !== ''`: keys in paths and filterByTk have a field to match. */
+  readonly keyed: boolean;
   readonly fields: ReadonlyMap<string, Field>;
   readonly fieldList: readonly Field[];
   /** The primary key field. */
@@ -102,21 +112,28 @@ export function compileCollection(def: CollectionDef, dialect: Dialect): Collect
     const type = FIELD_TYPES[fieldDef.type];
     return {
       name: fieldDef.name,
+      column: fieldDef.columnName ?? fieldDef.name,
       def: fieldDef,
       type,
       validate: compileFieldValidator(fieldDef),
       hidden: type.hidden === true,
-      system: fieldDef.system !== undefined,
+      system: fieldDef.system !== undefined || fieldDef.readOnly === true,
       nullable: fieldDef.allowNull && fieldDef.primaryKey !== true,
     };
   });
   const fields = new Map(fieldList.map((field) => [field.name, field]));
-  const primaryKey = fieldList.find((field) => field.def.primaryKey === true);
-  const key = fields.get(def.filterTargetKey);
+  const keyed = def.filterTargetKey !== '';
+  // A keyless view orders and tells rows apart by its first field (best effort: docs/existing-databases.md).
+  const key = keyed ? fields.get(def.filterTargetKey) : fieldList[0];
+  const primaryKey = fieldList.find((field) => field.def.primaryKey === true) ?? (keyed && def.managed !== false ? undefined : key);
   if (primaryKey === undefined || key === undefined) throw new Error(`collection ${def.name} has no usable key`);
   return {
     name: def.name,
+    table: def.tableName ?? def.name,
     def,
+    managed: def.managed !== false,
+    view: def.view === true,
+    keyed,
     fields,
     fieldList,
     primaryKey,

@@ -60,6 +60,19 @@ export interface FieldDef extends FieldUi {
   system?: 'id' | 'createdAt' | 'updatedAt';
   /** Set on a foreign key column that a relation created (see RelationDef). */
   references?: { collection: string; key: string; onDelete: OnDelete };
+  /**
+   * Unmanaged collections (issue 30): the real column when its name is not the field name
+   * (spaces, mixed case, reserved words). Absent: the column is named like the field.
+   */
+  columnName?: string;
+  /**
+   * Never written by clients: generated and identity columns, columns of unknown type, every
+   * column of a view. A value sent for it is ignored, as for the automatic fields
+   * (docs/existing-databases.md).
+   */
+  readOnly?: true;
+  /** The column's type as the database's catalogue spells it, kept for unknown types (`inet`, `set('a','b')`). */
+  rawType?: string;
 }
 
 export const ON_DELETE = ['SET NULL', 'CASCADE', 'RESTRICT'] as const;
@@ -92,6 +105,18 @@ export interface RelationDef extends FieldUi {
 
 export interface CollectionDef {
   name: string;
+  /**
+   * `false`: a table Corral did not create (issue 30). Corral never runs DDL on it: schema
+   * changes answer 409 SCHEMA_NOT_MANAGED (relation metadata over existing key columns
+   * excepted) and destroying the collection only forgets its definition. Absent: managed.
+   */
+  managed?: false;
+  /** The real table (or view) name when it is not `name`; may hold spaces and mixed case. Unmanaged only. */
+  tableName?: string;
+  /** PostgreSQL: the schema holding the table, when not the connection's default. Unmanaged only. */
+  schema?: string;
+  /** A view or materialized view: read-only (every write answers 405 COLLECTION_READ_ONLY). Unmanaged only. */
+  view?: true;
   title?: string;
   description?: string;
   timestamps: boolean;
@@ -101,6 +126,10 @@ export interface CollectionDef {
   updatedBy?: true;
   autoGenId: boolean;
   idType: IdType;
+  /**
+   * The field keys in paths and filterByTk match. `''` only for a view (or unmanaged table)
+   * with no key: lists work, reads and writes by key answer 400 COLLECTION_HAS_NO_KEY.
+   */
   filterTargetKey: string;
   fields: FieldDef[];
   /** Relation fields; absent in definitions stored before relations existed. */
