@@ -93,6 +93,8 @@ export interface Collection {
   readonly view: boolean;
   /** `def.filterTargetKey !== ''`: keys in paths and filterByTk have a field to match. */
   readonly keyed: boolean;
+  /** Some field's column is not named like the field: selects alias it, writes map it (`selection`, `toColumns`). */
+  readonly renamed: boolean;
   readonly fields: ReadonlyMap<string, Field>;
   readonly fieldList: readonly Field[];
   /** The primary key field. */
@@ -134,6 +136,7 @@ export function compileCollection(def: CollectionDef, dialect: Dialect): Collect
     managed: def.managed !== false,
     view: def.view === true,
     keyed,
+    renamed: fieldList.some((field) => field.column !== field.name),
     fields,
     fieldList,
     primaryKey,
@@ -154,6 +157,24 @@ export function compileCollection(def: CollectionDef, dialect: Dialect): Collect
       return item;
     },
   };
+}
+
+/**
+ * A field in a select list, the result keyed by the field name: `t.title`, or
+ * `t.Customer Name as customerName` when the column is named otherwise. Kysely parses the
+ * string (names hold no `.`: normalize-collection.ts refuses them).
+ */
+export function selection(field: Field, qualifier?: string): string {
+  const ref = qualifier === undefined ? field.column : `${qualifier}.${field.column}`;
+  return field.column === field.name ? ref : `${ref} as ${field.name}`;
+}
+
+/** A row keyed by field names, keyed by column names instead (the same object when nothing is renamed). */
+export function toColumns(collection: Collection, row: Record<string, unknown>): Record<string, unknown> {
+  if (!collection.renamed) return row;
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(row)) out[collection.fields.get(name)?.column ?? name] = row[name];
+  return out;
 }
 
 /** Links the relations of every collection; run once all of them are compiled. */

@@ -59,8 +59,8 @@ function queryColumnsKey(plan: QueryPlan): string | undefined {
 export async function aggregateRows({ db, dialect, shapes }: SqlTarget, plan: QueryPlan, related: RelatedScope): Promise<Row[]> {
   const columns = queryColumnsKey(plan);
   // Every aggregate may be heavy: it reads all the rows its filter matches (read-weight.ts).
-  if (columns === undefined) return shapes.runCompiled<Row>(db, aggregateQuery(db, dialect, plan, related).compile(), plan.collection.name);
-  const table = plan.collection.name;
+  if (columns === undefined) return shapes.runCompiled<Row>(db, aggregateQuery(db, dialect, plan, related).compile(), plan.collection.table);
+  const table = plan.collection.table;
   return shapes.run<Row>(db, plan.collection, dialect, (pass) => {
     pass.key += `q|${columns}|`;
     const where = plan.where === TRUE_NODE ? undefined : whereSql(plan.where, pass, table);
@@ -71,7 +71,7 @@ export async function aggregateRows({ db, dialect, shapes }: SqlTarget, plan: Qu
 
 /** The query's SELECT; `where`: the filter already written by the caller's pass (else written here). */
 function aggregateQuery(db: Executor, dialect: Dialect, plan: QueryPlan, related: RelatedScope, where?: Expression<SqlBool>) {
-  const table = plan.collection.name;
+  const table = plan.collection.table;
   const expression = (column: QueryColumn): RawBuilder<unknown> => {
     const value = column.value === undefined ? undefined : sortValue({ field: column.value.field, desc: false, path: column.value.path }, table, dialect, related);
     if (column.kind === 'dimension') return column.bucket === undefined ? value! : BUCKET_SQL[dialect](value!, column.bucket, column.value.field.type.name === 'dateOnly');

@@ -13,7 +13,7 @@ import { SqlPass } from './sql-pass.js';
  * than a small one. `where` is already scoped.
  */
 export async function cappedCount({ db, dialect, shapes }: SqlTarget, collection: Collection, where: FilterNode, cap: number): Promise<number> {
-  const table = collection.name;
+  const table = collection.table;
   const [row] = await shapes.run<{ count: unknown }>(db, collection, dialect, (pass) => {
     pass.key += `cc${cap}|`;
     let inner = pass.emit ? db.selectFrom(table).select(sql<number>`1`.as('one')) : undefined;
@@ -33,7 +33,7 @@ export async function cappedCount({ db, dialect, shapes }: SqlTarget, collection
  * too big to count, where a compile is nothing beside the estimate).
  */
 export async function estimateCount({ db, dialect }: SqlTarget, collection: Collection, where: FilterNode): Promise<RowEstimate> {
-  const table = collection.name;
+  const table = collection.table;
   const condition = where === TRUE_NODE ? undefined : whereSql(where, new SqlPass(dialect, true), table);
   const estimates = adapterOf(dialect).estimates;
   const result = await estimates.statement(table, condition).execute(db);

@@ -19,12 +19,12 @@ const col = (alias: string, name: string) => sql.ref(`${alias}.${name}`);
  * repeat the outer row.
  */
 function relatedExists(relation: Relation, outer: string, inner: string, condition: Expression<SqlBool>): Expression<SqlBool> {
-  const target = sql.table(`${relation.target.name}`);
+  const target = sql.table(relation.target.table);
   if (relation.type === 'belongsToMany') {
     const link = `${inner}_link`;
-    return sql<SqlBool>`exists (select 1 from ${sql.table(relation.through.name)} as ${sql.id(link)} inner join ${target} as ${sql.id(inner)} on ${col(inner, relation.targetColumn.name)} = ${col(link, relation.otherKey.name)} where ${col(link, relation.foreignKey.name)} = ${col(outer, relation.sourceColumn.name)} and ${condition})`;
+    return sql<SqlBool>`exists (select 1 from ${sql.table(relation.through.table)} as ${sql.id(link)} inner join ${target} as ${sql.id(inner)} on ${col(inner, relation.targetColumn.column)} = ${col(link, relation.otherKey.column)} where ${col(link, relation.foreignKey.column)} = ${col(outer, relation.sourceColumn.column)} and ${condition})`;
   }
-  return sql<SqlBool>`exists (select 1 from ${target} as ${sql.id(inner)} where ${col(inner, relation.targetColumn.name)} = ${col(outer, relation.sourceColumn.name)} and ${condition})`;
+  return sql<SqlBool>`exists (select 1 from ${target} as ${sql.id(inner)} where ${col(inner, relation.targetColumn.column)} = ${col(outer, relation.sourceColumn.column)} and ${condition})`;
 }
 
 /**
@@ -85,27 +85,27 @@ function writeNode(n: FilterNode, pass: SqlPass, alias: string): Expression<SqlB
     case 'isNull':
       pass.key += `${n.negate ? 'nn' : 'n'}:${n.field.name}`;
       if (!emit) return KEY_ONLY;
-      return n.negate ? sql<SqlBool>`${col(alias, n.field.name)} is not null` : sql<SqlBool>`${col(alias, n.field.name)} is null`;
+      return n.negate ? sql<SqlBool>`${col(alias, n.field.column)} is not null` : sql<SqlBool>`${col(alias, n.field.column)} is null`;
     case 'in': {
       pass.key += `${n.negate ? 'ni' : 'i'}:${n.field.name}:${n.values.length}`;
       const values = n.values.map((value) => n.field.type.toDb(value, dialect));
       pass.params.push(...values);
       if (!emit) return KEY_ONLY;
-      return pass.eb(col(alias, n.field.name), n.negate ? 'not in' : 'in', values);
+      return pass.eb(col(alias, n.field.column), n.negate ? 'not in' : 'in', values);
     }
     case 'compare': {
       pass.key += `${n.op}:${n.field.name}`;
       const value = n.field.type.toDb(n.value, dialect);
       pass.params.push(value);
       if (!emit) return KEY_ONLY;
-      return pass.eb(col(alias, n.field.name), SQL_OPERATOR[n.op], value);
+      return pass.eb(col(alias, n.field.column), SQL_OPERATOR[n.op], value);
     }
     case 'text':
-      return textSql(n, emit ? col(alias, n.field.name) : KEY_ONLY, pass);
+      return textSql(n, emit ? col(alias, n.field.column) : KEY_ONLY, pass);
     case 'like':
-      return likeSql(n, emit ? col(alias, n.field.name) : KEY_ONLY, pass);
+      return likeSql(n, emit ? col(alias, n.field.column) : KEY_ONLY, pass);
     case 'array':
-      return arraySql(n, emit ? col(alias, n.field.name) : KEY_ONLY, pass);
+      return arraySql(n, emit ? col(alias, n.field.column) : KEY_ONLY, pass);
     case 'exists': {
       // The alias only names SQL: a key-only pass counts it without spelling it.
       const inner = emit ? `r${++pass.aliases}` : alias;
@@ -123,7 +123,7 @@ function writeNode(n: FilterNode, pass: SqlPass, alias: string): Expression<SqlB
       const value = pass.value(relation.sourceColumn.type.toDb(n.value, dialect));
       if (!emit) return KEY_ONLY;
       const link = `l${++pass.aliases}`;
-      return sql<SqlBool>`exists (select 1 from ${sql.table(relation.through.name)} as ${sql.id(link)} where ${col(link, relation.otherKey.name)} = ${col(alias, relation.targetColumn.name)} and ${col(link, relation.foreignKey.name)} = ${value})`;
+      return sql<SqlBool>`exists (select 1 from ${sql.table(relation.through.table)} as ${sql.id(link)} where ${col(link, relation.otherKey.column)} = ${col(alias, relation.targetColumn.column)} and ${col(link, relation.foreignKey.column)} = ${value})`;
     }
   }
 }

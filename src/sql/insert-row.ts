@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Collection, Row } from '../schema/collection.js';
+import { selection, toColumns, type Collection, type Row } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
 import { DIALECT_TRAITS } from '../db/dialects/dialect-traits.js';
 import type { Executor, SqlTarget } from './select-rows.js';
@@ -23,14 +23,14 @@ export async function insertRow(
     // An explicit id does not move a PostgreSQL identity; move it past the largest id, or the
     // next automatic id would collide. (SQLite and MySQL do this themselves.)
     if (DIALECT_TRAITS[dialect].bumpIdentity && pk.def.autoIncrement === true && row[pk.name] !== undefined) {
-      await sql`select setval(pg_get_serial_sequence(${collection.name}, ${pk.name}), (select max(${sql.ref(pk.name)}) from ${sql.table(collection.name)}))`.execute(db);
+      await sql`select setval(pg_get_serial_sequence(${collection.table}, ${pk.column}), (select max(${sql.ref(pk.column)}) from ${sql.table(collection.table)}))`.execute(db);
     }
     return inserted;
   }
-  const result = await db.insertInto(collection.name).values(row).executeTakeFirstOrThrow();
+  const result = await db.insertInto(collection.table).values(toColumns(collection, row)).executeTakeFirstOrThrow();
   const pk = collection.primaryKey;
   const key = pk.def.autoIncrement === true && row[pk.name] === undefined ? String(result.insertId) : row[pk.name];
-  return (await db.selectFrom(collection.name).select(visibleColumns(collection).names).where(pk.name, '=', key).executeTakeFirstOrThrow()) as Row;
+  return (await db.selectFrom(collection.table).select(visibleColumns(collection).names).where(pk.column, '=', key).executeTakeFirstOrThrow()) as Row;
 }
 
 const VISIBLE = new WeakMap<Collection, { names: string[]; key: string }>();
@@ -39,7 +39,7 @@ const VISIBLE = new WeakMap<Collection, { names: string[]; key: string }>();
 function visibleColumns(collection: Collection): { names: string[]; key: string } {
   let entry = VISIBLE.get(collection);
   if (entry === undefined) {
-    const names = collection.visible.map((field) => field.name);
+    const names = collection.visible.map((field) => selection(field));
     entry = { names, key: names.join(',') };
     VISIBLE.set(collection, entry);
   }
@@ -53,6 +53,6 @@ function insertReturning(db: Executor, collection: Collection, row: Record<strin
   return (pass) => {
     pass.key += `i|${names.join(',')}|${columns.key}`;
     for (const name of names) pass.params.push(row[name]);
-    return pass.emit ? db.insertInto(collection.name).values(row).returning(columns.names) : undefined;
+    return pass.emit ? db.insertInto(collection.table).values(toColumns(collection, row)).returning(columns.names) : undefined;
   };
 }

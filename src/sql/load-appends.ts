@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { linkColumns, type AppendNode } from '../plan/bind-read-shape.js';
-import type { Field, Item, Row } from '../schema/collection.js';
+import { selection, type Field, type Item, type Row } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
 import { TRUE_NODE } from '../plan/filter-node.js';
 import { filterToSql } from './filter-sql.js';
@@ -33,20 +33,20 @@ export async function loadAppends(db: Executor, dialect: Dialect, rows: Row[], i
     const childRows: Row[] = [];
     for (const part of chunks(keys, APPEND_KEYS_PER_QUERY)) {
       if (part.length === 0) continue;
-      const t = target.name;
-      let query = db.selectFrom(t).select(needed.map((field) => `${t}.${field.name}`));
+      const t = target.table;
+      let query = db.selectFrom(t).select(needed.map((field) => selection(field, t)));
       if (relation.type === 'belongsToMany') {
-        const through = relation.through.name;
+        const through = relation.through.table;
         query = query
-          .innerJoin(through, `${through}.${relation.otherKey.name}`, `${t}.${relation.targetColumn.name}`)
-          .select(sql.ref(`${through}.${relation.foreignKey.name}`).as(LINK))
-          .where(`${through}.${relation.foreignKey.name}`, 'in', part);
+          .innerJoin(through, `${through}.${relation.otherKey.column}`, `${t}.${relation.targetColumn.column}`)
+          .select(sql.ref(`${through}.${relation.foreignKey.column}`).as(LINK))
+          .where(`${through}.${relation.foreignKey.column}`, 'in', part);
       } else {
         const column = relation.targetColumn;
-        query = query.select(sql.ref(`${t}.${column.name}`).as(LINK)).where(`${t}.${column.name}`, 'in', part);
+        query = query.select(sql.ref(`${t}.${column.column}`).as(LINK)).where(`${t}.${column.column}`, 'in', part);
       }
       if (scope !== TRUE_NODE) query = query.where((eb) => filterToSql(scope, eb, dialect, t));
-      childRows.push(...((await query.orderBy(`${t}.${target.primaryKey.name}`).execute()) as Row[]));
+      childRows.push(...((await query.orderBy(`${t}.${target.primaryKey.column}`).execute()) as Row[]));
     }
     const childItems = childRows.map((row) => target.decode(row, node.output));
     if (node.children.length > 0) await loadAppends(db, dialect, childRows, childItems, node.children, related);

@@ -43,7 +43,7 @@ export function searchSql(n: SearchNode, pass: SqlPass, alias: string): Expressi
   const name = keyColumn(n.key.type.name);
   // A uuid column type of its own (PostgreSQL) compares with uuids only (the token table keeps text keys).
   const uuidKey = n.key.type.name === 'uuid' && pass.adapter.capabilities.uuidType;
-  const keyRef = emit ? col(alias, n.key.name) : KEY_ONLY;
+  const keyRef = emit ? col(alias, n.key.column) : KEY_ONLY;
   const listColumn = emit ? (uuidKey ? sql`cast(${sql.ref(name)} as uuid)` : sql.ref(name)) : KEY_ONLY;
 
   /** The token range of one word; `ref` names a token-table column (called only when emitting). */

@@ -3,7 +3,7 @@ import type { DynamicDb } from '../db/database.js';
 import type { SortTerm } from '../plan/bind-sort.js';
 import { TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
 import { sortValueAlias, type ReadPlan } from '../plan/read-plan.js';
-import type { Collection, Field, Row } from '../schema/collection.js';
+import { selection, type Collection, type Field, type Row } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
 import { DIALECT_TRAITS } from '../db/dialects/dialect-traits.js';
 import { whereSql } from './filter-sql.js';
@@ -42,7 +42,7 @@ function writeSortValue(term: SortTerm, table: string, pass: SqlPass, related: R
   const level = (index: number, outer: string): RawBuilder<unknown> => {
     if (index === path.length) {
       pass.key += term.field.name;
-      return pass.emit ? sql`${sql.ref(`${outer}.${term.field.name}`)}` : KEY_ONLY;
+      return pass.emit ? sql`${sql.ref(`${outer}.${term.field.column}`)}` : KEY_ONLY;
     }
     const relation = path[index]!;
     const alias = `s${index + 1}`;
@@ -58,10 +58,10 @@ function writeSortValue(term: SortTerm, table: string, pass: SqlPass, related: R
       if (pass.emit) condition = sql` and ${where}`;
     } else if (pass.emit) condition = sql``;
     if (!pass.emit) return KEY_ONLY;
-    const target = sql.table(relation.target.name);
-    const join = sql`${sql.ref(`${alias}.${relation.targetColumn.name}`)} = ${sql.ref(`${outer}.${relation.sourceColumn.name}`)}`;
+    const target = sql.table(relation.target.table);
+    const join = sql`${sql.ref(`${alias}.${relation.targetColumn.column}`)} = ${sql.ref(`${outer}.${relation.sourceColumn.column}`)}`;
     if (relation.type === 'belongsTo') return sql`(select ${inner} from ${target} as ${sql.id(alias)} where ${join}${condition})`;
-    return sql`(select ${inner} from ${target} as ${sql.id(alias)} where ${join}${condition} order by ${sql.ref(`${alias}.${relation.target.primaryKey.name}`)} limit 1)`;
+    return sql`(select ${inner} from ${target} as ${sql.id(alias)} where ${join}${condition} order by ${sql.ref(`${alias}.${relation.target.primaryKey.column}`)} limit 1)`;
   };
   return level(0, table);
 }
@@ -168,9 +168,9 @@ function selectKey(fields: readonly Field[]): string {
  */
 function writeSelect(pass: SqlPass, db: Executor, plan: ReadPlan, related: RelatedScope) {
   const { emit } = pass;
-  const table = plan.collection.name;
+  const table = plan.collection.table;
   pass.key += selectKey(plan.select);
-  let query = emit ? db.selectFrom(table).select(plan.select.map((field) => field.name)) : undefined;
+  let query = emit ? db.selectFrom(table).select(plan.collection.renamed ? plan.select.map((field) => selection(field)) : plan.select.map((field) => field.name)) : undefined;
   if (plan.selectSortValues) {
     pass.key += '|sv:';
     plan.order.forEach((term, index) => {
@@ -217,11 +217,11 @@ export function selectStatement(db: Executor, plan: ReadPlan, related: RelatedSc
 }
 
 export async function selectRows({ db, dialect, shapes }: SqlTarget, plan: ReadPlan, related: RelatedScope = UNSCOPED): Promise<Row[]> {
-  return shapes.run<Row>(db, plan.collection, dialect, selectStatement(db, plan, related), false, selectMayBeHeavy(plan) ? plan.collection.name : undefined);
+  return shapes.run<Row>(db, plan.collection, dialect, selectStatement(db, plan, related), false, selectMayBeHeavy(plan) ? plan.collection.table : undefined);
 }
 
 export async function countRows({ db, dialect, shapes }: SqlTarget, collection: Collection, where: FilterNode): Promise<number> {
-  const table = collection.name;
+  const table = collection.table;
   const [row] = await shapes.run<{ count: unknown }>(db, collection, dialect, (pass) => {
     pass.key += 'c|';
     let query = pass.emit ? db.selectFrom(table).select(sql<unknown>`count(*)`.as('count')) : undefined;
@@ -230,6 +230,6 @@ export async function countRows({ db, dialect, shapes }: SqlTarget, collection: 
       if (query !== undefined) query = query.where(condition);
     }
     return query;
-  }, false, countMayBeHeavy(collection, where) ? collection.name : undefined);
+  }, false, countMayBeHeavy(collection, where) ? collection.table : undefined);
   return Number(row?.count ?? 0);
 }

@@ -1,7 +1,7 @@
 import { ApiError } from '../errors/api-error.js';
 import { parseKeys } from '../plan/bind-keys.js';
 import { FALSE_NODE, type FilterNode } from '../plan/filter-node.js';
-import type { Relation, Row } from '../schema/collection.js';
+import { selection, type Relation, type Row } from '../schema/collection.js';
 import { DIALECT_TRAITS } from '../db/dialects/dialect-traits.js';
 import { whereSql } from '../sql/filter-sql.js';
 import { canonical } from './canonical.js';
@@ -31,7 +31,7 @@ export async function loadSource(unit: UnitOfWork, relation: Relation, sourceKey
   const { dialect } = unit;
   const [key] = parseKeys(source, sourceKey);
   const anchorField = relation.sourceColumn;
-  const columns = [...new Set([source.primaryKey.name, anchorField.name])];
+  const columns = [...new Set([source.primaryKey, anchorField])].map((field) => selection(field));
   const where = unit.where(source, { kind: 'compare', field: source.key, op: 'eq', value: key }, action);
   if (action === 'view') unit.require(source, 'view');
   // Changing the source's links writes its association: the update grant's field list must name it (or, for belongsTo, its key column).
@@ -40,9 +40,9 @@ export async function loadSource(unit: UnitOfWork, relation: Relation, sourceKey
   const lock = unit.db.isTransaction && DIALECT_TRAITS[dialect].rowLocks;
   const [row] = await unit.shapes.run<Row>(unit.db, source, dialect, (pass) => {
     pass.key += `scope|${columns.join(',')}|${lock}|`;
-    const condition = whereSql(where, pass, source.name);
+    const condition = whereSql(where, pass, source.table);
     if (!pass.emit) return undefined;
-    const query = unit.db.selectFrom(source.name).select(columns).where(condition);
+    const query = unit.db.selectFrom(source.table).select(columns).where(condition);
     return lock ? query.forUpdate() : query;
   });
   if (row === undefined) throw new ApiError('RECORD_NOT_FOUND', `no ${source.name} record ${sourceKey}`);

@@ -1,4 +1,4 @@
-import type { Collection, Field, Row } from '../schema/collection.js';
+import { selection, type Collection, type Field, type Row } from '../schema/collection.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import { canonical } from './canonical.js';
 import type { UnitOfWork } from './unit-of-work.js';
@@ -54,8 +54,8 @@ export async function recordCascades(unit: UnitOfWork, references: ReferenceSour
     const key = child.key;
     for (let start = 0; start < values.length; start += CASCADE_CHUNK) {
       const chunk = values.slice(start, start + CASCADE_CHUNK);
-      const select = reference.onDelete === 'CASCADE' ? child.visible.map((f) => f.name) : [key.name];
-      const children = (await unit.db.selectFrom(child.name).select([...new Set(select)]).where(field.name, 'in', chunk).execute()) as Row[];
+      const select = reference.onDelete === 'CASCADE' ? child.visible : [key];
+      const children = (await unit.db.selectFrom(child.table).select([...new Set(select)].map((f) => selection(f))).where(field.column, 'in', chunk).execute()) as Row[];
       const fresh = children.filter((row) => {
         const text = `${child.name}\u0000${String(canonical(key, row[key.name], unit.dialect))}\u0000${reference.onDelete}`;
         if (seen.has(text)) return false;

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { toDbRow, type WriteValues } from '../plan/bind-write-values.js';
-import type { BelongsToMany, Collection, Row } from '../schema/collection.js';
+import { toColumns, type BelongsToMany, type Collection, type Row } from '../schema/collection.js';
 import { insertRow } from '../sql/insert-row.js';
 import { runWrite } from './run-write.js';
 import { bindThroughValues, checkThroughValues } from './through-values.js';
@@ -18,7 +18,7 @@ export async function insertItems(unit: UnitOfWork, collection: Collection, item
     if (action === 'create') await checkWrite(unit, collection, 'create', item);
     const { values, sortFields } = item;
     for (const name of sortFields) {
-      const top = await unit.db.selectFrom(collection.name).select(sql<unknown>`max(${sql.ref(name)})`.as('top')).executeTakeFirst();
+      const top = await unit.db.selectFrom(collection.table).select(sql<unknown>`max(${sql.ref(collection.fields.get(name)?.column ?? name)})`.as('top')).executeTakeFirst();
       values.set(name, Number(top?.top ?? 0) + 1);
     }
     const dbRow = toDbRow(collection, values, unit.dialect);
@@ -55,5 +55,5 @@ export async function completeCreated(unit: UnitOfWork, collection: Collection, 
   if (!(unit.changes.get(collection.name)?.created.some((change) => String(change.key) === text) ?? false)) {
     throw new Error(`completeCreated: ${collection.name} ${text} was not created by this unit`);
   }
-  await unit.db.updateTable(collection.name).set(set).where(collection.key.name, '=', key as never).execute();
+  await unit.db.updateTable(collection.table).set(toColumns(collection, set)).where(collection.key.column, '=', key as never).execute();
 }

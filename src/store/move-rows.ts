@@ -31,7 +31,7 @@ export async function moveRow(unit: UnitOfWork, collection: Collection, sort: Fi
   }
   const from = await rowOf(unit, collection, sort, source, 'source');
   const sourceKey = keyFilter(collection, [source]);
-  const ref = sql.ref(sort.name);
+  const ref = sql.ref(sort.column);
   const numberOf = (row: Row) => (row[sort.name] === null || row[sort.name] === undefined ? null : Number(row[sort.name]));
   if (placement.kind === 'sticky') {
     await updateWhere(unit, collection, { [sort.name]: sql`${ref} + 1` }, { kind: 'isNull', field: sort, negate: true }, 'update');

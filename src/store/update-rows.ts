@@ -1,7 +1,7 @@
 import { keyFilter } from '../plan/bind-keys.js';
 import { toDbRow, type WriteValues } from '../plan/bind-write-values.js';
 import type { FilterNode } from '../plan/filter-node.js';
-import type { Collection, Row } from '../schema/collection.js';
+import { selection, toColumns, type Collection, type Row } from '../schema/collection.js';
 import { filterToSql, whereSql } from '../sql/filter-sql.js';
 import { selectRows } from '../sql/select-rows.js';
 import type { Statement } from '../sql/sql-pass.js';
@@ -24,13 +24,13 @@ export async function updateReturning(unit: UnitOfWork, collection: Collection, 
   const statement: Statement<Row> = (pass) => {
     pass.key += `u|${names.join(',')}|`;
     for (const name of names) pass.params.push(set[name]);
-    const where = whereSql(scoped, pass, collection.name);
+    const where = whereSql(scoped, pass, collection.table);
     if (!pass.emit) return undefined;
     return unit.db
-      .updateTable(collection.name)
-      .set(set)
+      .updateTable(collection.table)
+      .set(toColumns(collection, set))
       .where(where)
-      .returning(collection.visible.map((field) => field.name));
+      .returning(collection.visible.map((field) => selection(field)));
   };
   // One key of the collection's unique key: at most one row.
   const rows = await runWrite(unit, collection, 'update', statement);
@@ -54,9 +54,9 @@ export async function updateMatched(unit: UnitOfWork, collection: Collection, bo
   await resolveBelongsTo(unit, collection, bound, options);
   if (bound.values.size > 0) {
     await unit.db
-      .updateTable(collection.name)
-      .set(toDbRow(collection, bound.values, dialect))
-      .where((eb) => filterToSql(byKeys, eb, dialect, collection.name))
+      .updateTable(collection.table)
+      .set(toColumns(collection, toDbRow(collection, bound.values, dialect)))
+      .where((eb) => filterToSql(byKeys, eb, dialect, collection.table))
       .execute();
   }
   const updated = await selectRows(unit, { collection, where: byKeys, select: collection.visible, order });

@@ -110,11 +110,12 @@ export interface OutboxSlot {
  * `hooks` now: a one-statement plan on a collection without a `$search` index (which the
  * store writes inside a transaction) takes the fast path's mode when the outbox is the only
  * hook and the fast path takes the write, autocommits when there is no hook at all, and
- * otherwise, like every other plan, runs in a transaction.
+ * otherwise, like every other plan, runs in a transaction. A table Corral did not create
+ * (`managed: false`) never takes a fast path: they are written for Corral's own tables.
  */
 export function chooseWriteMode(plan: WritePlan, collection: Collection, hooks: readonly unknown[], outbox: OutboxSlot | undefined): WriteMode {
   if (!plan.oneStatement || isSearchable(collection)) return TRANSACTION;
-  if (outbox?.fast !== undefined && hooks.length === 1 && hooks[0] === outbox.hook) {
+  if (outbox?.fast !== undefined && collection.managed && hooks.length === 1 && hooks[0] === outbox.hook) {
     const mode = outbox.fast.unit(collection);
     if (mode !== undefined) return mode;
   }

@@ -1,5 +1,5 @@
 import type { FilterNode } from '../plan/filter-node.js';
-import type { Collection, Field, Row } from '../schema/collection.js';
+import { selection, toColumns, type Collection, type Field, type Row } from '../schema/collection.js';
 import { DIALECT_TRAITS } from '../db/dialects/dialect-traits.js';
 import { filterToSql, whereSql } from '../sql/filter-sql.js';
 import type { Statement } from '../sql/sql-pass.js';
@@ -19,17 +19,18 @@ import { DirectWriteUnavailable } from './write-fast-path.js';
 export async function updateWhere(unit: UnitOfWork, collection: Collection, set: Row, where: FilterNode, action: StatementAction): Promise<unknown[]> {
   const scoped = unit.where(collection, where, action);
   const key = collection.key;
-  const table = collection.name;
+  const table = collection.table;
   const condition = (eb: Parameters<typeof filterToSql>[1]) => filterToSql(scoped, eb, unit.dialect, table);
+  const columns = toColumns(collection, set);
   let rows: Row[];
   if (DIALECT_TRAITS[unit.dialect].returning) {
-    rows = (await unit.db.updateTable(table).set(set).where(condition).returning(key.name).execute()) as Row[];
+    rows = (await unit.db.updateTable(table).set(columns).where(condition).returning(selection(key)).execute()) as Row[];
   } else {
-    rows = (await unit.db.selectFrom(table).select(key.name).where(condition).forUpdate().execute()) as Row[];
-    if (rows.length > 0) await unit.db.updateTable(table).set(set).where(condition).execute();
+    rows = (await unit.db.selectFrom(table).select(selection(key)).where(condition).forUpdate().execute()) as Row[];
+    if (rows.length > 0) await unit.db.updateTable(table).set(columns).where(condition).execute();
   }
   const keys = rows.map((row) => canonical(key, row[key.name], unit.dialect));
-  for (const value of keys) unit.changes.record(table, 'updated', value);
+  for (const value of keys) unit.changes.record(collection.name, 'updated', value);
   return keys;
 }
 
@@ -41,14 +42,14 @@ export async function updateWhere(unit: UnitOfWork, collection: Collection, set:
 export async function deleteWhere(unit: UnitOfWork, collection: Collection, where: FilterNode, action: 'destroy' | 'through' = 'destroy'): Promise<unknown[]> {
   const scoped = unit.where(collection, where, action);
   const key = collection.key;
-  const table = collection.name;
+  const table = collection.table;
   const mode = unit.mode.kind;
   if (mode === 'postgres-fused') return deleteFused(unit, collection, scoped);
   // SQLite's direct unit runs creates and updates only: a destroy takes the transaction (nothing ran yet).
   if (mode === 'sqlite-direct') throw new DirectWriteUnavailable();
   const condition = (eb: Parameters<typeof filterToSql>[1]) => filterToSql(scoped, eb, unit.dialect, table);
   if (unit.references !== undefined) {
-    let query = unit.db.selectFrom(table).select([...new Set([key.name, ...collection.visible.map((field) => field.name)])]).where(condition);
+    let query = unit.db.selectFrom(table).select([...new Set([key, ...collection.visible])].map((field) => selection(field))).where(condition);
     if (DIALECT_TRAITS[unit.dialect].rowLocks) query = query.forUpdate();
     const before = (await query.execute()) as Row[];
     if (before.length === 0) return [];
@@ -61,13 +62,13 @@ export async function deleteWhere(unit: UnitOfWork, collection: Collection, wher
   }
   let rows: Row[];
   if (DIALECT_TRAITS[unit.dialect].returning) {
-    rows = (await unit.db.deleteFrom(table).where(condition).returning(key.name).execute()) as Row[];
+    rows = (await unit.db.deleteFrom(table).where(condition).returning(selection(key)).execute()) as Row[];
   } else {
-    rows = (await unit.db.selectFrom(table).select(key.name).where(condition).forUpdate().execute()) as Row[];
+    rows = (await unit.db.selectFrom(table).select(selection(key)).where(condition).forUpdate().execute()) as Row[];
     if (rows.length > 0) await unit.db.deleteFrom(table).where(condition).execute();
   }
   const keys = rows.map((row) => canonical(key, row[key.name], unit.dialect));
-  for (const value of keys) unit.changes.record(table, 'deleted', value);
+  for (const value of keys) unit.changes.record(collection.name, 'deleted', value);
   return keys;
 }
 
@@ -78,11 +79,11 @@ export async function deleteWhere(unit: UnitOfWork, collection: Collection, wher
  */
 async function deleteFused(unit: UnitOfWork, collection: Collection, scoped: FilterNode): Promise<unknown[]> {
   const key = collection.key;
-  const columns = [...new Set([key.name, ...collection.visible.map((field) => field.name)])];
+  const columns = [...new Set([key, ...collection.visible])].map((field) => selection(field));
   const statement: Statement<Row> = (pass) => {
     pass.key += 'd|';
-    const where = whereSql(scoped, pass, collection.name);
-    return pass.emit ? unit.db.deleteFrom(collection.name).where(where).returning(columns) : undefined;
+    const where = whereSql(scoped, pass, collection.table);
+    return pass.emit ? unit.db.deleteFrom(collection.table).where(where).returning(columns) : undefined;
   };
   const rows = await runWrite(unit, collection, 'destroy', statement, false);
   for (const row of rows) unit.record(collection, 'deleted', row);
@@ -98,9 +99,9 @@ async function deleteFused(unit: UnitOfWork, collection: Collection, scoped: Fil
 export async function selectWhere(unit: UnitOfWork, collection: Collection, fields: readonly Field[], where: FilterNode, lock = false, action: StatementAction = 'view'): Promise<Row[]> {
   const scoped = unit.where(collection, where, action);
   let query = unit.db
-    .selectFrom(collection.name)
-    .select([...new Set(fields.map((field) => field.name))])
-    .where((eb) => filterToSql(scoped, eb, unit.dialect, collection.name));
+    .selectFrom(collection.table)
+    .select([...new Set(fields)].map((field) => selection(field)))
+    .where((eb) => filterToSql(scoped, eb, unit.dialect, collection.table));
   if (lock && DIALECT_TRAITS[unit.dialect].rowLocks) query = query.forUpdate();
   return (await query.execute()) as Row[];
 }
