@@ -5,6 +5,7 @@ import type { FilterNode } from './filter-node.js';
 
 /** Parses keys (from the path or filterByTk) with the key field's type; KEY_INVALID otherwise. */
 export function parseKeys(collection: Collection, keys: KeyInput): unknown[] {
+  if (!collection.keyed) throw new ApiError('COLLECTION_HAS_NO_KEY', `${collection.name} has no key field: filter its rows instead`);
   const list = Array.isArray(keys) ? keys : [keys];
   return list.map((key) => {
     const parsed = collection.key.type.parse(key, collection.key.def);

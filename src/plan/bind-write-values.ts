@@ -65,6 +65,8 @@ export async function bindWriteValues(collection: Collection, body: unknown, mod
     }
     // System fields echoed back by a client are ignored; so is the key on update.
     if (field.def.system === 'createdAt' || field.def.system === 'updatedAt') continue;
+    // Generated, identity and unknown-typed columns of a table Corral did not create: the database's to fill.
+    if (field.def.readOnly === true) continue;
     if (mode === 'update' && (field.def.primaryKey === true || field === collection.key)) continue;
     if (value === null || value === undefined) {
       if (!field.def.allowNull) errors.push({ code: 'VALIDATION_FAILED', message: `${name} must not be null`, field: name });
@@ -81,14 +83,14 @@ export async function bindWriteValues(collection: Collection, body: unknown, mod
       if (values.has(field.name) || errors.some((error) => error.field === field.name)) continue;
       const def = field.def;
       if (def.system === 'createdAt' || def.system === 'updatedAt') values.set(field.name, now);
-      else if (def.autoIncrement === true) continue;
+      else if (def.autoIncrement === true || def.readOnly === true) continue;
       else if (def.defaultValue !== undefined && def.defaultValue !== null) {
         const parsed = field.validate(def.defaultValue);
         if (parsed.ok) values.set(field.name, parsed.value);
       } else if (def.type === 'uuid' && def.primaryKey === true) values.set(field.name, newUuid());
       else if (def.type === 'nanoid' && def.primaryKey === true) values.set(field.name, newNanoid());
       else if (def.type === 'sort') sortFields.push(field.name);
-      else if (!def.allowNull) errors.push({ code: 'VALIDATION_FAILED', message: `${field.name} is required`, field: field.name });
+      else if (!def.allowNull && def.defaultSql === undefined) errors.push({ code: 'VALIDATION_FAILED', message: `${field.name} is required`, field: field.name });
     }
   } else {
     const updatedAt = collection.fieldList.find((field) => field.def.system === 'updatedAt');

@@ -73,6 +73,12 @@ export interface FieldDef extends FieldUi {
   readOnly?: true;
   /** The column's type as the database's catalogue spells it, kept for unknown types (`inet`, `set('a','b')`). */
   rawType?: string;
+  /**
+   * Unmanaged: the column's default expression as the catalogue spells it (`now()`,
+   * `nextval(…)`): the database fills the column when a create leaves it out, so it is not
+   * required even when `allowNull` is false. Shown, never evaluated by Corral.
+   */
+  defaultSql?: string;
 }
 
 export const ON_DELETE = ['SET NULL', 'CASCADE', 'RESTRICT'] as const;

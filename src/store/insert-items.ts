@@ -4,7 +4,7 @@ import { toColumns, type BelongsToMany, type Collection, type Row } from '../sch
 import { insertRow } from '../sql/insert-row.js';
 import { runWrite } from './run-write.js';
 import { bindThroughValues, checkThroughValues } from './through-values.js';
-import type { UnitOfWork } from './unit-of-work.js';
+import { refuseWrite, type UnitOfWork } from './unit-of-work.js';
 import { checkWrite } from './write-grants.js';
 
 /**
@@ -13,6 +13,7 @@ import { checkWrite } from './write-grants.js';
  * belongsToMany junction row (`through`), which a link writes under the link's checks.
  */
 export async function insertItems(unit: UnitOfWork, collection: Collection, items: WriteValues[], action: 'create' | 'through' = 'create'): Promise<Row[]> {
+  if (collection.view) refuseWrite(collection, 'create');
   const rows: Row[] = [];
   for (const item of items) {
     if (action === 'create') await checkWrite(unit, collection, 'create', item);

@@ -62,6 +62,7 @@ export class UnitOfWork implements SqlTarget {
    * (`limited`: the statement has a LIMIT, so common words may walk its rows).
    */
   where(collection: Collection, where: FilterNode, action: StatementAction = 'view', limited = false): FilterNode {
+    if (action !== 'view' && (collection.view || !collection.keyed)) refuseWrite(collection);
     if (this.grants.open) return this.searchStats === undefined ? where : this.searchStats.arrange(where, limited);
     // A lookup of rows the caller cannot view finds nothing (FALSE), exactly as if they did not exist.
     const own = action === 'through' ? undefined : action === 'view' ? this.grants.view.get(collection.name) : this.require(collection, action);
@@ -120,6 +121,16 @@ export class UnitOfWork implements SqlTarget {
   hooks(): { before: readonly CommitHook[]; after: readonly CommitHook[] } {
     return { before: this.#beforeCommit, after: this.#afterCommit };
   }
+}
+
+/**
+ * A view's rows are never written (405 COLLECTION_READ_ONLY); a collection without a key is
+ * only inserted into (400 COLLECTION_HAS_NO_KEY for updates and deletes, which would have no
+ * way to tell its rows apart).
+ */
+export function refuseWrite(collection: Collection, action: 'create' | 'write' = 'write'): void {
+  if (collection.view) throw new ApiError('COLLECTION_READ_ONLY', `${collection.name} is a view: its rows cannot be written`);
+  if (action !== 'create' && !collection.keyed) throw new ApiError('COLLECTION_HAS_NO_KEY', `${collection.name} has no key field: its rows can be created but not updated or deleted one by one`);
 }
 
 const keyOnlySets = new WeakMap<Collection, ReadonlySet<string>>();
