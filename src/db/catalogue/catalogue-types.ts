@@ -102,3 +102,25 @@ export function distinctLists(lists: readonly string[][], except: readonly strin
   }
   return kept;
 }
+
+/** A check's condition without `CHECK` and without parentheses that wrap all of it (`CHECK ((a > 0))` → `a > 0`). */
+export function checkCondition(text: string): string {
+  let condition = text.trim().replace(/^check\s*/i, '').replace(/\s+not valid$/i, '').trim();
+  while (condition.startsWith('(') && closingParen(condition) === condition.length - 1) condition = condition.slice(1, -1).trim();
+  return condition;
+}
+
+/** Where the parenthesis opening `text` closes (quotes skipped), or -1. */
+function closingParen(text: string): number {
+  let depth = 0;
+  let quote: string | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]!;
+    if (quote !== undefined) {
+      if (char === quote) quote = undefined;
+    } else if (char === "'" || char === '"' || char === '`') quote = char;
+    else if (char === '(') depth++;
+    else if (char === ')' && --depth === 0) return i;
+  }
+  return -1;
+}
