@@ -75,6 +75,16 @@ export interface Config {
   metrics?: MetricsConfig;
   /** Whether JSON answers over 1 KiB are compressed (CORRAL_COMPRESSION; on when unset). */
   compression?: boolean;
+  /** CORRAL_INTROSPECT=on: the database's existing tables are served (docs/existing-databases.md); unset means off. */
+  introspect?: IntrospectConfig;
+}
+
+/** Which tables introspection reads (CORRAL_INTROSPECT_INCLUDE / _EXCLUDE / _SCHEMA). */
+export interface IntrospectConfig {
+  readonly include: readonly string[];
+  readonly exclude: readonly string[];
+  /** PostgreSQL: the schema to read, when not the URL's. */
+  readonly schema?: string;
 }
 
 /** Where `GET /metrics` is served: on the main port behind a bearer token, or on an address of its own. */

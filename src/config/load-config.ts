@@ -10,7 +10,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { SETTINGS, type Setting } from './settings.js';
-import type { Config, LogLevel, MetricsConfig } from './config.js';
+import type { Config, IntrospectConfig, LogLevel, MetricsConfig } from './config.js';
 import { DEFAULT_CONFIG } from './config.js';
 import { ConfigError } from './config-error.js';
 import { parseAllowedHosts, parseCorsOrigins, parseTrustedProxies } from './address-lists.js';
@@ -54,6 +54,9 @@ export const AUTH_SECRET_MIN_LENGTH = 32;
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
 
 const FLAGS: ReadonlyMap<string, Setting> = new Map(SETTINGS.flatMap((setting): [string, Setting][] => ('flag' in setting ? [[setting.flag, setting.env]] : [])));
+
+/** Flags that may stand alone (`--introspect`), meaning `on`; a following on/off is taken as their value. */
+const SWITCH_FLAGS: ReadonlySet<string> = new Set(['--introspect']);
 
 const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
   ['start', 'start'],
@@ -134,6 +137,8 @@ function parseArgv(argv: string[]): { command: Command; flags: Map<Setting, Raw>
     let value: string | undefined;
     if (eq !== -1) {
       value = arg.slice(eq + 1);
+    } else if (SWITCH_FLAGS.has(name) && argv[i + 1] !== 'on' && argv[i + 1] !== 'off') {
+      value = 'on';
     } else {
       value = argv[i + 1];
       if (value === undefined || value.startsWith('--')) throw new ConfigError(`${name} needs a value`);
@@ -215,6 +220,8 @@ function buildConfig(lookup: Lookup): Config {
     if (compression.value !== 'on' && compression.value !== 'off') throw new ConfigError(`${compression.name} must be on or off (got ${quote(compression.value)})`);
     config.compression = compression.value === 'on';
   }
+  const introspect = introspection(lookup);
+  if (introspect !== undefined) config.introspect = introspect;
   const schema = lookup('CORRAL_SCHEMA');
   if (schema !== undefined) config.schemaFile = schema.value;
   for (const [env, key] of [['CORRAL_EXACT_COUNT_LIMIT', 'exactCountLimit'], ['CORRAL_MAX_OFFSET', 'maxOffset']] as const) {
@@ -224,6 +231,29 @@ function buildConfig(lookup: Lookup): Config {
   const cursorSecret = lookup('CORRAL_CURSOR_SECRET');
   if (cursorSecret !== undefined && cursorSecret.value !== '') config.cursorSecret = cursorSecret.value;
   return config;
+}
+
+/** A comma list of table patterns (`*`, `?`); empty entries are refused. */
+function patterns(raw: Raw | undefined): string[] {
+  if (raw === undefined) return [];
+  const list = raw.value.split(',').map((entry) => entry.trim());
+  if (list.some((entry) => entry === '')) throw new ConfigError(`${raw.name} must be a comma list of table name patterns such as Invoice*,Customer (got ${quote(raw.value)})`);
+  return list;
+}
+
+/** CORRAL_INTROSPECT=on|off and the settings that only mean something with it on. */
+function introspection(lookup: Lookup): IntrospectConfig | undefined {
+  const mode = lookup('CORRAL_INTROSPECT');
+  if (mode !== undefined && mode.value !== 'on' && mode.value !== 'off') throw new ConfigError(`${mode.name} must be on or off (got ${quote(mode.value)})`);
+  const include = lookup('CORRAL_INTROSPECT_INCLUDE');
+  const exclude = lookup('CORRAL_INTROSPECT_EXCLUDE');
+  const schema = lookup('CORRAL_INTROSPECT_SCHEMA');
+  if (mode?.value !== 'on') {
+    const stray = include ?? exclude ?? schema;
+    if (stray !== undefined) throw new ConfigError(`${stray.name} applies to introspection only: add --introspect (CORRAL_INTROSPECT=on)`);
+    return undefined;
+  }
+  return { include: patterns(include), exclude: patterns(exclude), ...(schema === undefined ? {} : { schema: schema.value }) };
 }
 
 function auth(lookup: Lookup): Config['auth'] {

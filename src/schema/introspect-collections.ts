@@ -1,4 +1,5 @@
 import type { Catalogue, CatalogueColumn, CatalogueTable } from '../db/catalogue/catalogue.js';
+import { isCorralTable } from '../db/catalogue/catalogue-filter.js';
 import { literalDefault } from './introspect-defaults.js';
 import { collectionBaseName, fieldBaseName, NameRegistry } from './introspect-names.js';
 import { planRelations } from './introspect-relations.js';
@@ -21,6 +22,8 @@ export interface IntrospectOptions {
   readonly taken?: readonly string[];
   /** Tables never offered (Corral's own); by default those starting with `corral_`. */
   readonly isSystemTable?: (table: string) => boolean;
+  /** PostgreSQL: the schema read, when it is not the connection's own (set on every definition). */
+  readonly schema?: string;
 }
 
 /** What was not offered, and why (a table Corral made, a column of a type no field serves, a composite foreign key). */
@@ -35,7 +38,6 @@ export interface Introspected {
   readonly notes: IntrospectNote[];
 }
 
-const isCorralTable = (table: string): boolean => table.toLowerCase().startsWith('corral_');
 
 /** What the relation planner needs of each mapped table. */
 export interface MappedTable {
@@ -63,7 +65,7 @@ export function introspectCollections(catalogue: Catalogue, options: IntrospectO
   const nameOf = assignNames(tables.map((table) => table.name), (table) => previous.get(table)?.name, collectionBaseName, collectionNames);
   const mapped: MappedTable[] = [];
   for (const table of [...tables].sort((a, b) => compare(nameOf.get(a.name)!, nameOf.get(b.name)!))) {
-    const result = mapTable(table, nameOf.get(table.name)!, options.dialect, previous.get(table.name), notes);
+    const result = mapTable(table, nameOf.get(table.name)!, options.dialect, options.schema, previous.get(table.name), notes);
     if (result !== undefined) mapped.push(result);
   }
   planRelations(mapped, previous, notes);
@@ -95,7 +97,7 @@ export function assignNames(
   return names;
 }
 
-function mapTable(table: CatalogueTable, name: string, dialect: Dialect, before: CollectionDef | undefined, notes: IntrospectNote[]): MappedTable | undefined {
+function mapTable(table: CatalogueTable, name: string, dialect: Dialect, schema: string | undefined, before: CollectionDef | undefined, notes: IntrospectNote[]): MappedTable | undefined {
   const isView = table.kind !== 'table';
   const singleKey = table.primaryKey.length === 1 ? table.primaryKey[0] : undefined;
   const uniqueColumns = new Set(table.uniques.filter((columns) => columns.length === 1).map((columns) => columns[0]!));
@@ -136,6 +138,7 @@ function mapTable(table: CatalogueTable, name: string, dialect: Dialect, before:
     relations: [],
   };
   if (name !== table.name) def.tableName = table.name;
+  if (schema !== undefined) def.schema = schema;
   if (isView) def.view = true;
   if (table.comment !== undefined && table.comment !== '') def.description = table.comment;
   const field = (column: string): string | undefined => fieldOf.get(column);
@@ -181,7 +184,7 @@ function mapColumn(column: CatalogueColumn, name: string, dialect: Dialect, role
   if (column.comment !== undefined && column.comment !== '') field.description = column.comment;
   const fallback = literalDefault(column.defaultSql, field);
   if (fallback !== undefined) field.defaultValue = fallback;
-  // A NOT NULL column the database fills by an expression (`now()`, `gen_random_uuid()`) may be left out of a create.
-  else if (column.defaultSql !== undefined && !/^null$/i.test(column.defaultSql.trim()) && !field.primaryKey) field.allowNull = true;
+  // An expression (`now()`, `gen_random_uuid()`): the database fills the column when a create leaves it out.
+  else if (column.defaultSql !== undefined && !/^null$/i.test(column.defaultSql.trim())) field.defaultSql = column.defaultSql;
   return field;
 }

@@ -72,6 +72,7 @@ const POSTGRES: Readonly<Record<string, Mapper>> = {
   timestamp: fixed('date'), 'timestamp without time zone': fixed('date'), timestamptz: fixed('date'), 'timestamp with time zone': fixed('date'),
   json: fixed('json'), jsonb: fixed('json'),
   uuid: fixed('uuid'),
+  enum: enumeration,
   bytea: () => BINARY,
   geometry: () => SPATIAL, geography: () => SPATIAL, point: () => SPATIAL, line: () => SPATIAL, lseg: () => SPATIAL,
   box: () => SPATIAL, path: () => SPATIAL, polygon: () => SPATIAL, circle: () => SPATIAL,

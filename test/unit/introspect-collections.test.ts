@@ -119,7 +119,7 @@ describe('tables to collections', () => {
     expect(field(customer, 'CustomerId')).toMatchObject({ primaryKey: true, readOnly: true, allowNull: false, rawType: 'integer' });
     expect(field(customer, 'group')).toMatchObject({ defaultValue: 'retail', allowNull: false });
     // The database fills it: a create may leave it out.
-    expect(field(customer, 'created_at')).toMatchObject({ type: 'date', allowNull: true });
+    expect(field(customer, 'created_at')).toMatchObject({ type: 'date', allowNull: false, defaultSql: 'now()' });
     expect(field(customer, 'created_at').defaultValue).toBeUndefined();
     expect(field(customer, 'FullName').readOnly).toBe(true);
     expect(field(customer, 'email').unique).toBe(true);
