@@ -10,7 +10,9 @@
  */
 import { availableParallelism } from 'node:os';
 import { SETTINGS, type Setting } from './settings.js';
-import type { Config, IntrospectConfig, LogLevel, MetricsConfig } from './config.js';
+import type { Config, LogLevel } from './config.js';
+import { introspection } from './introspect-settings.js';
+import { metrics } from './metrics-setting.js';
 import { DEFAULT_CONFIG } from './config.js';
 import { ConfigError } from './config-error.js';
 import { parseAllowedHosts, parseCorsOrigins, parseTrustedProxies } from './address-lists.js';
@@ -233,29 +235,6 @@ function buildConfig(lookup: Lookup): Config {
   return config;
 }
 
-/** A comma list of table patterns (`*`, `?`); empty entries are refused. */
-function patterns(raw: Raw | undefined): string[] {
-  if (raw === undefined) return [];
-  const list = raw.value.split(',').map((entry) => entry.trim());
-  if (list.some((entry) => entry === '')) throw new ConfigError(`${raw.name} must be a comma list of table name patterns such as Invoice*,Customer (got ${quote(raw.value)})`);
-  return list;
-}
-
-/** CORRAL_INTROSPECT=on|off and the settings that only mean something with it on. */
-function introspection(lookup: Lookup): IntrospectConfig | undefined {
-  const mode = lookup('CORRAL_INTROSPECT');
-  if (mode !== undefined && mode.value !== 'on' && mode.value !== 'off') throw new ConfigError(`${mode.name} must be on or off (got ${quote(mode.value)})`);
-  const include = lookup('CORRAL_INTROSPECT_INCLUDE');
-  const exclude = lookup('CORRAL_INTROSPECT_EXCLUDE');
-  const schema = lookup('CORRAL_INTROSPECT_SCHEMA');
-  if (mode?.value !== 'on') {
-    const stray = include ?? exclude ?? schema;
-    if (stray !== undefined) throw new ConfigError(`${stray.name} applies to introspection only: add --introspect (CORRAL_INTROSPECT=on)`);
-    return undefined;
-  }
-  return { include: patterns(include), exclude: patterns(exclude), ...(schema === undefined ? {} : { schema: schema.value }) };
-}
-
 function auth(lookup: Lookup): Config['auth'] {
   const mode = lookup('CORRAL_AUTH');
   if (mode !== undefined && mode.value !== 'on' && mode.value !== 'off') {
@@ -274,27 +253,6 @@ function auth(lookup: Lookup): Config['auth'] {
     result.secret = secret.value;
   }
   return result;
-}
-
-/** A shorter metrics token is easy to guess. */
-export const METRICS_TOKEN_MIN_LENGTH = 16;
-
-/** CORRAL_METRICS=off|on|host:port; `on` needs CORRAL_METRICS_TOKEN (the metrics tell a lot about the service). */
-function metrics(raw: Raw | undefined, token: Raw | undefined): MetricsConfig | undefined {
-  if (raw === undefined || raw.value === 'off') return undefined;
-  if (raw.value === 'on') {
-    if (token === undefined) throw new ConfigError(`${raw.name}=on serves /metrics on the main port, so it needs CORRAL_METRICS_TOKEN (16+ characters), or give ${raw.name} a separate address such as 127.0.0.1:9464`);
-    if (token.value.length < METRICS_TOKEN_MIN_LENGTH) throw new ConfigError(`${token.name} must be at least ${METRICS_TOKEN_MIN_LENGTH} characters`);
-    return { mode: 'token', token: token.value };
-  }
-  // host:port, the host possibly a bracketed IPv6 address.
-  const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(raw.value);
-  const port = match === null ? Number.NaN : Number(match[2]);
-  if (match === null || !(port >= 1 && port <= PORT_MAX)) {
-    throw new ConfigError(`${raw.name} must be off, on, or a listen address host:port such as 127.0.0.1:9464 (got ${quote(raw.value)})`);
-  }
-  const host = match[1]!;
-  return { mode: 'address', host: host.startsWith('[') ? host.slice(1, -1) : host, port };
 }
 
 const CHANGES_POLL_MS_MIN = 10;

@@ -20,8 +20,7 @@ import { updateCollection } from './update-collection.js';
 import { requireCollection, requireField, updateField } from './update-field.js';
 import { changesOptionsOnly, updateFieldOptions } from './update-field-options.js';
 import type { CollectionDef, FieldDef, RelationDef } from './types.js';
-import { readCatalogue } from '../db/catalogue/read-catalogue.js';
-import { diffUnmanaged, isEmptyReport, nextUnmanaged, writeUnmanaged, type IntrospectSettings, type SyncReport } from './sync-introspected.js';
+import { syncIntrospected, type IntrospectSettings, type SyncReport } from './sync-introspected.js';
 
 type Trx = Transaction<DynamicDb>;
 
@@ -285,28 +284,14 @@ export class SchemaManager {
     this.#introspection = settings;
   }
 
-  /**
-   * Reads the catalogue and replaces the unmanaged definitions with what it now says (no DDL,
-   * managed collections untouched): the tables, columns and keys added, changed and removed.
-   * Nothing is written when nothing changed; otherwise the change is computed again inside the
-   * schema change's lock from the definitions stored then, so concurrent syncs agree.
-   */
+  /** Reads the catalogue and replaces the unmanaged definitions with what it now says (sync-introspected.ts). */
   async syncIntrospected(): Promise<SyncReport> {
-    const settings = this.#introspection;
-    const schema = settings?.schema ?? settings?.connectionSchema;
-    const catalogue = await readCatalogue(this.database.db, this.database.dialect, {
-      include: settings?.include ?? [], exclude: settings?.exclude ?? [], ...(schema === undefined ? {} : { schema }),
-    });
-    const dialect = this.database.dialect;
-    const preview = nextUnmanaged(catalogue, this.#snapshot.defs, dialect, settings);
-    let report = diffUnmanaged(this.#snapshot.defs, preview.defs, preview.notes);
-    if (isEmptyReport(report)) return report;
-    await this.change(async (trx, defs) => {
-      const next = nextUnmanaged(catalogue, defs, dialect, settings);
-      report = diffUnmanaged(defs, next.defs, next.notes);
-      if (!isEmptyReport(report)) await writeUnmanaged(trx, defs, next.defs, dialect);
-    });
-    return report;
+    return syncIntrospected(this, this.database, this.#introspection);
+  }
+
+  /** A change of definition rows only (no DDL), serialized and announced like every schema change. */
+  async changeDefinitions(apply: ApplyChange): Promise<void> {
+    await this.change(apply);
   }
 
   /** Applies a schema file (see apply-schema-file.ts). */

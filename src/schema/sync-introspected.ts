@@ -1,10 +1,12 @@
 import type { Transaction } from 'kysely';
-import type { DynamicDb } from '../db/database.js';
+import type { Database, DynamicDb } from '../db/database.js';
+import { readCatalogue } from '../db/catalogue/read-catalogue.js';
 import type { Catalogue } from '../db/catalogue/catalogue.js';
 import { ApiError } from '../errors/api-error.js';
 import { introspectCollections, type IntrospectNote } from './introspect-collections.js';
 import { deleteDefinition, insertDefinition, updateDefinition } from './schema-store.js';
 import { SchemaSnapshot } from './schema-snapshot.js';
+import type { SchemaManager } from './schema-manager.js';
 import type { CollectionDef, Dialect } from './types.js';
 
 /** Which tables introspection reads (CORRAL_INTROSPECT_INCLUDE / _EXCLUDE / _SCHEMA). */
@@ -106,4 +108,27 @@ export async function writeUnmanaged(trx: Transaction<DynamicDb>, defs: readonly
     else if (!same(old, replacement)) await updateDefinition(trx, replacement);
   }
   for (const def of wanted) if (!defs.some((old) => old.name === def.name)) await insertDefinition(trx, def);
+}
+
+/**
+ * Reads the catalogue and replaces the unmanaged definitions with what it now says (no DDL,
+ * managed collections untouched): the tables, columns and keys added, changed and removed.
+ * Nothing is written when nothing changed; otherwise the change is computed again inside the
+ * schema change's lock from the definitions stored then, so concurrent syncs agree.
+ */
+export async function syncIntrospected(schema: SchemaManager, database: Database, settings: IntrospectSettings | undefined): Promise<SyncReport> {
+  const read = settings?.schema ?? settings?.connectionSchema;
+  const catalogue = await readCatalogue(database.db, database.dialect, {
+    include: settings?.include ?? [], exclude: settings?.exclude ?? [], ...(read === undefined ? {} : { schema: read }),
+  });
+  const { dialect } = database;
+  const preview = nextUnmanaged(catalogue, schema.snapshot.defs, dialect, settings);
+  let report = diffUnmanaged(schema.snapshot.defs, preview.defs, preview.notes);
+  if (isEmptyReport(report)) return report;
+  await schema.changeDefinitions(async (trx, defs) => {
+    const next = nextUnmanaged(catalogue, defs, dialect, settings);
+    report = diffUnmanaged(defs, next.defs, next.notes);
+    if (!isEmptyReport(report)) await writeUnmanaged(trx, defs, next.defs, dialect);
+  });
+  return report;
 }
