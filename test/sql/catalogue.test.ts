@@ -29,6 +29,9 @@ const SHOP_TABLES: Record<Dialect, [string, CatalogueTable['kind']][]> = {
   mysql: [['Customer', 'table'], ['customer_orders', 'view'], ['order', 'table'], ['order_lines', 'table'], ['product', 'table'], ['product_tags', 'table'], ['shipment', 'table'], ['tag', 'table']],
 };
 
+/** SQLite has no comments. */
+const TABLE_COMMENTS: Record<Dialect, string | undefined> = { sqlite: undefined, postgres: 'People who buy', mysql: 'People who buy' };
+
 type ColumnCase = [table: string, column: string, expected: Partial<CatalogueColumn>];
 
 const NOT_GENERATED = { autoIncrement: false, generated: false };
@@ -192,6 +195,11 @@ describe.each(DIALECTS)('catalogue of the shop fixture on %s', (dialect) => {
     const product = table(catalogue, 'product').checks ?? [];
     expect(product).toContainEqual(expect.objectContaining({ name: 'product_price_positive', expression: expect.stringMatching(/price`? >= /) }));
     expect((table(catalogue, 'order_lines').checks ?? []).map((c) => c.expression)).toContainEqual(expect.stringMatching(/^`?quantity`? > 0$/));
+  });
+
+  it('reads table comments where the dialect keeps them', () => {
+    expect(table(catalogue, 'Customer').comment).toBe(TABLE_COMMENTS[dialect]);
+    expect(table(catalogue, 'customer_orders').comment).toBeUndefined();
   });
 
   it('gives views no keys', () => {
