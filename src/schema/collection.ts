@@ -84,7 +84,7 @@ export type Item = Record<string, JsonValue>;
 /** A collection ready for requests, compiled from its definition at schema load. */
 export interface Collection {
   readonly name: string;
-  /** The real table (`def.tableName`, else the name): every SQL identifier of this collection's table is this. */
+  /** The real table (`def.tableName`, else the name; `schema.table` with a schema): every SQL identifier of this collection's table is this. */
   readonly table: string;
   readonly def: CollectionDef;
   /** `def.managed !== false`: Corral made the table and may change it. */
@@ -131,7 +131,7 @@ export function compileCollection(def: CollectionDef, dialect: Dialect): Collect
   if (primaryKey === undefined || key === undefined) throw new Error(`collection ${def.name} has no usable key`);
   return {
     name: def.name,
-    table: def.tableName ?? def.name,
+    table: (def.schema === undefined ? '' : `${def.schema}.`) + (def.tableName ?? def.name),
     def,
     managed: def.managed !== false,
     view: def.view === true,

@@ -2,6 +2,7 @@ import { compileFieldValidator } from './field-validator.js';
 import { invalid, normalizeField } from './normalize-field.js';
 import { isRecord } from '../is-record.js';
 import { isRelationInput } from './resolve-relation.js';
+import { normalizeUnmanaged } from './normalize-unmanaged.js';
 import { collectionNameProblem } from './reserved-names.js';
 import { markStamps, readStampOptions, stampRelationInputs, STAMP_OPTION_NAMES } from './stamp-options.js';
 import { ID_TYPES, NAME_PATTERN, type CollectionDef, type FieldDef, type IdType, type JsonValue } from './types.js';
@@ -74,7 +75,13 @@ export function findField(fields: readonly FieldDef[], name: string): FieldDef |
  */
 export function normalizeCollection(input: unknown, system = false): { def: CollectionDef; relationInputs: Record<string, unknown>[]; indexes: unknown } {
   if (!isRecord(input)) throw invalid('the body must be a collection definition object');
+  if (input.managed === false) return normalizeUnmanaged(input, system);
+  for (const key of ['tableName', 'view'] as const) {
+    if (input[key] !== undefined && input[key] !== null) throw invalid(`${key} applies to a table Corral did not create (managed: false) only`, key);
+  }
+  if (input.managed !== undefined && input.managed !== true) throw invalid('managed must be true or false', 'managed');
   for (const key of Object.keys(input)) {
+    if (key === 'managed') continue;
     const unsupported = UNSUPPORTED_COLLECTION_OPTIONS[key];
     if (unsupported !== undefined && !asksForNothing(key, input[key], input.name)) throw invalid(unsupported, key);
     if (unsupported === undefined && !COLLECTION_OPTIONS.has(key)) throw invalid(`unknown collection option ${key}`, key);
@@ -107,7 +114,7 @@ export function normalizeCollection(input: unknown, system = false): { def: Coll
   }
   const given = fieldInputs.filter(isRelationInput);
   const relationInputs = [...given, ...stampRelationInputs(stamps, given)];
-  const userFields = fieldInputs.filter((field) => !isRelationInput(field)).map(normalizeField);
+  const userFields = fieldInputs.filter((field) => !isRelationInput(field)).map((field) => normalizeField(field));
   const fields = systemFields(idType as IdType, autoGenId, stamps);
   if (explicit.id !== undefined) copyFieldUi(explicit.id, fields[0]!, 'id');
   const sortField = sortFieldName(input.sortable);

@@ -22,6 +22,9 @@ const COMMON_OPTIONS = [
   'name', 'type', 'title', 'description', 'allowNull', 'unique', 'index', 'defaultValue', 'enum', 'primaryKey', ...FIELD_UI_OPTIONS, ...FIELD_ADDRESS_OPTIONS,
 ] as const;
 
+/** Options of a field of a table Corral did not create (normalize-unmanaged.ts). */
+const UNMANAGED_FIELD_OPTIONS = ['columnName', 'readOnly', 'rawType', 'autoIncrement', 'defaultSql'] as const;
+
 export const invalid = (message: string, field?: string): ApiError => new ApiError('SCHEMA_INVALID', message, field === undefined ? {} : { field });
 
 
@@ -50,9 +53,11 @@ function optionalNumber(input: Record<string, unknown>, key: string, where: stri
 
 /**
  * Reads one field definition from a client into a resolved FieldDef.
- * Throws SCHEMA_INVALID naming the field and the option.
+ * Throws SCHEMA_INVALID naming the field and the option. `unmanaged`: a column of a table
+ * Corral did not create, which may name its real column, be read-only, auto-numbered or
+ * filled by a database default.
  */
-export function normalizeField(input: unknown): FieldDef {
+export function normalizeField(input: unknown, unmanaged = false): FieldDef {
   if (!isRecord(input)) throw invalid('each field must be an object with name and type');
   const name = input.name;
   if (typeof name !== 'string' || !NAME_PATTERN.test(name)) {
@@ -69,7 +74,7 @@ export function normalizeField(input: unknown): FieldDef {
   }
   const scalar = type as ScalarType;
   const fieldType = FIELD_TYPES[scalar];
-  const allowed = new Set<string>([...COMMON_OPTIONS, ...fieldType.options, ...(SEARCHABLE_TYPES.has(scalar) ? ['searchable'] : [])]);
+  const allowed = new Set<string>([...COMMON_OPTIONS, ...fieldType.options, ...(SEARCHABLE_TYPES.has(scalar) ? ['searchable'] : []), ...(unmanaged ? UNMANAGED_FIELD_OPTIONS : [])]);
   for (const key of Object.keys(input)) {
     if (!allowed.has(key)) throw invalid(`${name}: option ${key} does not apply to type ${scalar}`, name);
   }
@@ -142,5 +147,25 @@ export function normalizeField(input: unknown): FieldDef {
     if (scalar === 'password') throw invalid(`${name}: a password cannot have a default`, name);
     def.defaultValue = input.defaultValue as JsonValue;
   }
+  if (unmanaged) readUnmanagedOptions(input, def);
   return def;
+}
+
+function readUnmanagedOptions(input: Record<string, unknown>, def: FieldDef): void {
+  const { name } = def;
+  if (input.columnName !== undefined && input.columnName !== null && input.columnName !== name) {
+    const column = input.columnName;
+    if (typeof column !== 'string' || column.length === 0 || column.length > 64 || column.trim() !== column || column.includes('.') || /\sas\s/i.test(column) || column.includes('\u0000')) {
+      throw invalid(`${name}: columnName must be a name of 1 to 64 characters without '.', ' as ' or surrounding spaces`, name);
+    }
+    def.columnName = column;
+  }
+  if (optionalBoolean(input, 'readOnly', false, name)) def.readOnly = true;
+  if (optionalBoolean(input, 'autoIncrement', false, name)) def.autoIncrement = true;
+  for (const key of ['rawType', 'defaultSql'] as const) {
+    const value = input[key];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'string' || value.length > 1000) throw invalid(`${name}: ${key} must be a string`, name);
+    def[key] = value;
+  }
 }

@@ -1,5 +1,6 @@
 import { ApiError } from '../errors/api-error.js';
 import { invalid } from './normalize-field.js';
+import { notManaged } from './not-managed.js';
 import { isRecord } from '../is-record.js';
 import { systemFields } from './normalize-collection.js';
 import { checkGeneratedName, fieldNameProblem } from './reserved-names.js';
@@ -68,6 +69,11 @@ function sameReference(a: FieldDef, b: FieldDef): boolean {
  */
 function planForeignKey(plan: RelationPlan, owner: CollectionDef, wanted: FieldDef, where: string, onDeleteGiven: boolean): void {
   const existing = owner.fields.find((field) => field.name.toLowerCase() === wanted.name.toLowerCase());
+  if (owner.managed === false) {
+    // A table Corral did not create: the relation is metadata over a key column it has (no DDL, no foreign key made).
+    if (existing === undefined) throw notManaged(owner.name, `${where}: the key column ${wanted.name} does not exist, and adding it`);
+    return;
+  }
   if (existing === undefined) {
     plan.addFields.push({ collection: owner.name, field: wanted });
     return;
@@ -165,6 +171,7 @@ export function resolveRelation(input: Record<string, unknown>, source: Collecti
   const other = foreignKeyField(relation.otherKey, targetKey, target.name, onDelete);
   const through = findDef(defs, relation.through);
   if (through === undefined) {
+    if (source.managed === false || target.managed === false) throw notManaged(source.managed === false ? source.name : target.name, `${name}: a new through collection ${relation.through} with foreign keys into it`);
     checkGeneratedName('collection', relation.through, name, 'through');
     if (defs.some((def) => def.name.toLowerCase() === relation.through!.toLowerCase())) {
       throw invalid(`${name}: through name ${relation.through} clashes with an existing collection`, name);

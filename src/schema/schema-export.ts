@@ -31,7 +31,28 @@ function madeByRelation(def: CollectionDef, throughs: ReadonlySet<string>): bool
 const needsRelations = (def: CollectionDef): boolean =>
   (def.indexes ?? []).some((index) => index.fields.some((name) => def.fields.find((field) => field.name === name)?.references !== undefined));
 
+/**
+ * A table Corral did not create, as normalize-unmanaged.ts reads it: every column listed with
+ * its mapping (`tableName`, `columnName`), the stamp fields included (marked again by
+ * `timestamps`), and its relations in the same entry (they need no DDL, only the collections,
+ * which the first pass registered).
+ */
+function unmanagedEntry(def: CollectionDef, relations: readonly RelationDef[]): Record<string, unknown> {
+  const out: Record<string, unknown> = { name: def.name, managed: false };
+  for (const key of ['tableName', 'schema', 'view', 'title', 'description'] as const) if (def[key] !== undefined) out[key] = def[key];
+  out.timestamps = def.timestamps;
+  if (def.createdBy === true) out.createdBy = true;
+  if (def.updatedBy === true) out.updatedBy = true;
+  out.filterTargetKey = def.filterTargetKey;
+  if (def.sortable !== undefined) out.sortable = def.sortable;
+  if (def.options !== undefined) Object.assign(out, def.options);
+  out.fields = [...def.fields.map(({ system: _system, ...field }) => field), ...relations];
+  if (def.indexes !== undefined) out.indexes = def.indexes;
+  return out;
+}
+
 function entry(def: CollectionDef, relations: readonly RelationDef[], indexes: boolean): Record<string, unknown> {
+  if (def.managed === false) return unmanagedEntry(def, relations);
   const out: Record<string, unknown> = { name: def.name };
   if (def.title !== undefined) out.title = def.title;
   if (def.description !== undefined) out.description = def.description;

@@ -7,6 +7,8 @@ import { ApiError } from '../errors/api-error.js';
 import { fieldInIndexes } from './collection-indexes.js';
 import { addColumn, dropColumn } from './ddl.js';
 import { Mutex } from './mutex.js';
+import { notManaged } from './not-managed.js';
+import { checkRegistrable } from './check-registrable.js';
 import { checkDefault, findField, MAX_FIELDS_PER_COLLECTION, normalizeCollection } from './normalize-collection.js';
 import { invalid, normalizeField } from './normalize-field.js';
 import { isRecord } from '../is-record.js';
@@ -158,6 +160,7 @@ export class SchemaManager {
         throw new ApiError('COLLECTION_EXISTS', `collection ${def.name} already exists`, { field: 'name' });
       }
       const work = new SchemaWork(defs);
+      if (def.managed === false) await checkRegistrable(trx, def, defs);
       work.create(def);
       for (const relation of relationInputs) work.addRelation(def.name, relation);
       if (indexes !== undefined && indexes !== null) work.setIndexes(def.name, indexes);
@@ -165,6 +168,44 @@ export class SchemaManager {
       created = work.get(def.name);
     });
     return created!;
+  }
+
+  /**
+   * Registers definitions over existing tables (`managed: false`, normalize-unmanaged.ts) in
+   * one schema change, without DDL: each table and column is checked to exist, relations
+   * (given among each definition's fields) are resolved once every collection is there.
+   * `replace`: collections of these names that exist already (unmanaged ones only) are
+   * forgotten first and registered again, so a re-read catalogue (collections:sync) applies
+   * in one step. Returns the stored definitions.
+   */
+  async registerUnmanaged(inputs: readonly unknown[], replace = false): Promise<CollectionDef[]> {
+    const parsed = inputs.map((input) => {
+      if (!isRecord(input) || input.managed !== false) throw invalid('registerUnmanaged takes definitions with managed: false');
+      return normalizeCollection(input);
+    });
+    const names = parsed.map(({ def }) => def.name);
+    let out: CollectionDef[] = [];
+    await this.change(async (trx, defs) => {
+      const work = new SchemaWork(defs);
+      for (const { def } of parsed) {
+        const existing = defs.find((other) => other.name.toLowerCase() === def.name.toLowerCase());
+        if (existing !== undefined && (!replace || existing.managed !== false)) throw new ApiError('COLLECTION_EXISTS', `collection ${def.name} already exists`, { field: 'name' });
+        if (existing !== undefined) {
+          for (const { source, relation } of work.incoming(existing.name)) if (work.has(source)) work.dropRelation(source, relation.name);
+          work.dropCollection(existing.name);
+        }
+      }
+      const kept = work.all();
+      for (const { def } of parsed) {
+        await checkRegistrable(trx, def, kept);
+        work.create(def);
+      }
+      for (const { def, relationInputs } of parsed) for (const relation of relationInputs) work.addRelation(def.name, relation);
+      for (const { def, indexes } of parsed) if (indexes !== undefined && indexes !== null) work.setIndexes(def.name, indexes);
+      await this.applyWork(trx, work);
+      out = names.map((name) => work.get(name));
+    });
+    return out;
   }
 
   async updateCollection(name: string, patch: unknown): Promise<CollectionDef> {
@@ -223,6 +264,8 @@ export class SchemaManager {
       });
       return relation!;
     }
+    const owner = this.snapshot.get(collectionName);
+    if (owner !== undefined && !owner.managed) throw notManaged(collectionName, 'adding a column');
     const field = normalizeField(input);
     if (field.primaryKey === true) throw invalid(`${collectionName} already has primary key: a primary key can only be set when the collection is created`, field.name);
     checkDefault(field);
@@ -248,6 +291,7 @@ export class SchemaManager {
     if (!isRecord(patch)) throw invalid('the body must be an object');
     // Relations, and UI options on any field: no column changes (update-field-options.ts).
     if (changesOptionsOnly(this.snapshot, collectionName, fieldName, patch)) return this.changeWork((work) => updateFieldOptions(work, collectionName, fieldName, patch));
+    if (this.snapshot.get(collectionName)?.managed === false) throw notManaged(collectionName, `changing the column of ${fieldName}`);
     let updated: FieldDef | undefined;
     await this.change(async (trx, defs) => {
       updated = await updateField(trx, defs, collectionName, fieldName, patch, this.#adapter, (run, undo) => this.ddl(run, undo));
@@ -265,6 +309,7 @@ export class SchemaManager {
         return;
       }
       const field = requireField(def, fieldName);
+      if (def.managed === false) throw notManaged(collectionName, `dropping the column of ${fieldName}`);
       if (field.system !== undefined || field.primaryKey === true || def.filterTargetKey === field.name) {
         throw invalid(`${fieldName} is a key or automatic field and cannot be removed`, fieldName);
       }

@@ -5,6 +5,7 @@ import { ApiError } from '../errors/api-error.js';
 import { fieldInIndexes, indexChanges, normalizeIndexes } from './collection-indexes.js';
 import { addColumn, addForeignKey, createCollectionIndex, createTable, dropCollectionIndex, dropColumn, dropTable, rebuildTable } from './ddl.js';
 import { MAX_FIELDS_PER_COLLECTION } from './normalize-collection.js';
+import { notManaged } from './not-managed.js';
 import { invalid } from './normalize-field.js';
 import { resolveRelation } from './resolve-relation.js';
 import { reverseInput } from './reverse-field.js';
@@ -14,6 +15,8 @@ import type { CollectionDef, FieldDef, IndexDef, RelationDef } from './types.js'
 type Trx = Transaction<DynamicDb>;
 /** Runs one DDL step of a change; `undo` reverts it where DDL commits at once (MySQL). */
 export type RunStep = (ddl: () => Promise<void>, undo?: () => Promise<void>) => Promise<void>;
+
+const unmanaged = (def: CollectionDef): boolean => def.managed === false;
 
 /** Where a relation keeps its key column: which collection, which column. */
 export function foreignKeyOwner(source: string, relation: RelationDef): { collection: string; column: string } {
@@ -31,6 +34,8 @@ export class SchemaWork {
   readonly #defs = new Map<string, CollectionDef>();
   readonly #created: string[] = [];
   readonly #dropped: string[] = [];
+  /** Unmanaged collections among the dropped: their tables stay. */
+  readonly #unmanaged = new Set<string>();
   readonly #changed = new Set<string>();
   readonly #addedColumns: { table: string; field: FieldDef }[] = [];
   readonly #droppedColumns: { table: string; field: FieldDef }[] = [];
@@ -54,6 +59,7 @@ export class SchemaWork {
   /** Adds a plain column to an existing collection (a relation's sort field). */
   addField(collection: string, field: FieldDef): void {
     const owner = this.get(collection);
+    if (unmanaged(owner)) throw notManaged(collection, `adding the column ${field.name}`);
     if (owner.fields.length >= MAX_FIELDS_PER_COLLECTION) throw invalid(`${collection} has ${MAX_FIELDS_PER_COLLECTION} fields already`, field.name);
     owner.fields.push(field);
     this.#touch(collection);
@@ -73,6 +79,8 @@ export class SchemaWork {
   setIndexes(name: string, input: unknown): IndexDef[] {
     const def = this.get(name);
     const next = normalizeIndexes(input, def, this.all());
+    // A registered table's indexes are what its catalogue says: stored as given, never built or dropped.
+    if (unmanaged(def) && !this.#created.includes(name) && JSON.stringify(next) !== JSON.stringify(def.indexes ?? [])) throw notManaged(name, 'changing indexes');
     if (!this.#indexesBefore.has(name)) this.#indexesBefore.set(name, def.indexes ?? []);
     if (next.length === 0) delete def.indexes;
     else def.indexes = next;
@@ -116,7 +124,7 @@ export class SchemaWork {
       const through = relation.through!;
       const throughDef = this.#defs.get(through);
       const stillUsed = uses.some(({ relation: r }) => r.through === through || r.target === through);
-      if (throughDef !== undefined && !stillUsed && (throughDef.relations ?? []).length === 0) this.dropCollection(through);
+      if (throughDef !== undefined && !unmanaged(throughDef) && !stillUsed && (throughDef.relations ?? []).length === 0) this.dropCollection(through);
       else if (throughDef !== undefined) this.#dropColumnIfUnused(through, relation.foreignKey, uses);
       return;
     }
@@ -125,7 +133,7 @@ export class SchemaWork {
   }
 
   dropCollection(name: string): void {
-    this.get(name);
+    if (unmanaged(this.get(name))) this.#unmanaged.add(name);
     this.#defs.delete(name);
     this.#dropped.push(name);
   }
@@ -141,7 +149,8 @@ export class SchemaWork {
 
   #dropColumnIfUnused(collection: string, column: string, uses: { source: string; relation: RelationDef }[]): void {
     const owner = this.#defs.get(collection);
-    if (owner === undefined) return;
+    // A relation over a table Corral did not create was metadata only: its key column stays.
+    if (owner === undefined || unmanaged(owner)) return;
     const stillUsed = uses.some(({ source, relation }) => {
       const other = foreignKeyOwner(source, relation);
       return (other.collection === collection && other.column === column) || (relation.type === 'belongsToMany' && relation.through === collection && relation.otherKey === column);
@@ -205,10 +214,12 @@ export class SchemaWork {
       } else await run(() => dropColumn(trx, table, field, adapter));
     }
     for (const name of this.#dropped) {
-      if (!this.#created.includes(name)) await run(() => dropTable(trx, name));
+      // Destroying an unmanaged collection forgets its definition; the table stays.
+      if (!this.#created.includes(name) && !this.#unmanaged.has(name)) await run(() => dropTable(trx, name));
       await deleteDefinition(trx, name);
     }
-    const created = this.#created.filter(live);
+    const registered = this.#created.filter((name) => live(name) && unmanaged(this.get(name)));
+    const created = this.#created.filter((name) => live(name) && !unmanaged(this.get(name)));
     for (const name of created) {
       // Undone only when this step made the table: one that failed because another process
       // created it first (two nodes starting on one MySQL database) is that process's to keep.
@@ -232,7 +243,7 @@ export class SchemaWork {
     for (const [name, before] of this.#indexesBefore) {
       if (live(name) && !created.includes(name) && !rebuilt.has(name)) await this.#replaceIndexes(trx, adapter, run, name, before);
     }
-    for (const name of created) await insertDefinition(trx, this.get(name));
+    for (const name of [...registered, ...created]) await insertDefinition(trx, this.get(name));
     for (const name of this.#changed) if (live(name) && !created.includes(name)) await updateDefinition(trx, this.get(name));
   }
 }

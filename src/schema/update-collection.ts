@@ -1,8 +1,12 @@
 import { isRecord } from '../is-record.js';
 import { invalid, normalizeField } from './normalize-field.js';
+import { notManaged } from './not-managed.js';
 import type { SchemaWork } from './schema-work.js';
 import type { CollectionDef, JsonValue } from './types.js';
 import { asksForNothing, COLLECTION_UI_OPTIONS, DROPPED_COLLECTION_OPTIONS, sortFieldName, UNSUPPORTED_COLLECTION_OPTIONS } from './ui-options.js';
+
+/** Options that say where a collection's rows are stored. */
+const STORAGE_OPTIONS: readonly string[] = ['managed', 'tableName', 'view', 'schema'];
 
 /** Options a client may send back unchanged (NocoBase's UI sends the whole record) but not change. */
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
@@ -17,6 +21,14 @@ export function updateCollection(work: SchemaWork, name: string, patch: unknown)
   if (!isRecord(patch)) throw invalid('the body must be an object');
   const def = work.get(name);
   for (const [key, value] of Object.entries(patch)) {
+    if (STORAGE_OPTIONS.includes(key) && (def.managed === false || key !== 'schema')) {
+      // Where the rows live: fixed when the collection is made (a registered table's, by its catalogue).
+      if (!sameJson(value, (def as unknown as Record<string, unknown>)[key])) {
+        if (def.managed === false) throw notManaged(name, `changing ${key}`);
+        throw invalid(`${key} cannot be changed after creation`, key);
+      }
+      continue;
+    }
     if (key === 'name') {
       if (value !== undefined && value !== name) throw invalid('a collection cannot be renamed', 'name');
     } else if (key === 'title' || key === 'description') {
