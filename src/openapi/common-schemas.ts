@@ -167,6 +167,10 @@ export function commonSchemas(): Record<string, JsonSchema> {
         primaryKey: { type: 'boolean' },
         autoIncrement: { type: 'boolean' },
         system: { type: 'string', enum: ['id', 'createdAt', 'updatedAt'] },
+        columnName: { type: 'string', description: 'managed false: the real column, when not named like the field' },
+        readOnly: { type: 'boolean', description: 'generated, identity or unknown-typed column: values sent for it are ignored' },
+        rawType: { type: 'string', description: "the column's type as the database's catalogue spells it" },
+        defaultSql: { type: 'string', description: "managed false: the column's default expression; a create may leave the field out" },
         references: {
           type: 'object',
           description: 'set on a foreign key column that a relation made',
@@ -204,7 +208,10 @@ export function commonSchemas(): Record<string, JsonSchema> {
         updatedBy: { type: 'boolean', description: 'a belongsTo `updatedBy` to users (`updatedById`), stamped by the server on every write' },
         autoGenId: { type: 'boolean' },
         idType: { type: 'string', enum: [...ID_TYPES] },
-        filterTargetKey: { type: 'string' },
+        filterTargetKey: { type: 'string', description: "'' for a collection without a key (a view): read by filter only" },
+        managed: { type: 'boolean', description: 'false: a table Corral did not create; never altered by Corral (docs/existing-databases.md)' },
+        tableName: { type: 'string', description: 'managed false: the real table or view, when not named like the collection' },
+        view: { type: 'boolean', description: 'a view or materialized view: read-only' },
         fields: { type: 'array', items: ref(FIELD_SCHEMA) },
         sortable: { description: 'as sent: true, a sort field name or {name, scopeKey}; the sort field is among `fields`' },
         indexes: {

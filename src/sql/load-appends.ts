@@ -46,7 +46,7 @@ export async function loadAppends(db: Executor, dialect: Dialect, rows: Row[], i
         query = query.select(sql.ref(`${t}.${column.column}`).as(LINK)).where(`${t}.${column.column}`, 'in', part);
       }
       if (scope !== TRUE_NODE) query = query.where((eb) => filterToSql(scope, eb, dialect, t));
-      childRows.push(...((await query.orderBy(`${t}.${target.primaryKey.column}`).execute()) as Row[]));
+      childRows.push(...((await query.orderBy(sql.ref(`${t}.${target.primaryKey.column}`)).execute()) as Row[]));
     }
     const childItems = childRows.map((row) => target.decode(row, node.output));
     if (node.children.length > 0) await loadAppends(db, dialect, childRows, childItems, node.children, related);
