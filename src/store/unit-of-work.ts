@@ -62,7 +62,8 @@ export class UnitOfWork implements SqlTarget {
    * (`limited`: the statement has a LIMIT, so common words may walk its rows).
    */
   where(collection: Collection, where: FilterNode, action: StatementAction = 'view', limited = false): FilterNode {
-    if (action !== 'view' && (collection.view || !collection.keyed)) refuseWrite(collection);
+    // A junction row is told apart by its two keys (the link's own condition): keyless junctions link and unlink too.
+    if (action !== 'view' && (collection.view || (!collection.keyed && action !== 'through'))) refuseWrite(collection);
     if (this.grants.open) return this.searchStats === undefined ? where : this.searchStats.arrange(where, limited);
     // A lookup of rows the caller cannot view finds nothing (FALSE), exactly as if they did not exist.
     const own = action === 'through' ? undefined : action === 'view' ? this.grants.view.get(collection.name) : this.require(collection, action);
