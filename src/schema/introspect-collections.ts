@@ -55,11 +55,8 @@ export function introspectCollections(catalogue: Catalogue, options: IntrospectO
   const system = options.isSystemTable ?? isCorralTable;
   const tables = catalogue.tables.filter((table) => {
     if (system(table.name)) return false;
-    if (managed.has(table.name.toLowerCase()) && !previous.has(table.name)) {
-      notes.push({ table: table.name, reason: 'served as a collection Corral manages' });
-      return false;
-    }
-    return true;
+    // A managed collection's own table (users, roles, what collections:create made): served already.
+    return !managed.has(table.name.toLowerCase()) || previous.has(table.name);
   });
   const collectionNames = new NameRegistry(options.taken ?? []);
   const nameOf = assignNames(tables.map((table) => table.name), (table) => previous.get(table)?.name, collectionBaseName, collectionNames);

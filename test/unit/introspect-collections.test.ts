@@ -168,7 +168,7 @@ describe('tables to collections', () => {
     expect(notes.map((note) => note.table)).toEqual(expect.arrayContaining(['order_lines', 'raw']));
   });
 
-  it('leaves out Corral\'s own tables, managed collections\' tables and binary columns, and says why', () => {
+  it('leaves out Corral\'s own tables and managed collections\' tables, and binary columns with a note', () => {
     const { collections, notes } = run([
       table('corral_collections', [id()], { primaryKey: ['id'] }),
       table('posts', [id()], { primaryKey: ['id'] }),
@@ -177,7 +177,6 @@ describe('tables to collections', () => {
     expect(collections.map((c) => c.name)).toEqual(['product']);
     expect(def(collections, 'product').fields.map((f) => f.name)).toEqual(['id']);
     expect(notes).toEqual(expect.arrayContaining([
-      { table: 'posts', reason: 'served as a collection Corral manages' },
       { table: 'product', column: 'photo', reason: 'bytea: binary values are not served' },
     ]));
   });
