@@ -76,12 +76,10 @@ export function findField(fields: readonly FieldDef[], name: string): FieldDef |
 export function normalizeCollection(input: unknown, system = false): { def: CollectionDef; relationInputs: Record<string, unknown>[]; indexes: unknown } {
   if (!isRecord(input)) throw invalid('the body must be a collection definition object');
   if (input.managed === false) return normalizeUnmanaged(input, system);
-  for (const key of ['tableName', 'view'] as const) {
-    if (input[key] !== undefined && input[key] !== null) throw invalid(`${key} applies to a table Corral did not create (managed: false) only`, key);
-  }
+  if (input.tableName !== undefined && input.tableName !== null && input.tableName !== input.name) throw invalid('tableName applies to a table Corral did not create (managed: false) only', 'tableName');
   if (input.managed !== undefined && input.managed !== true) throw invalid('managed must be true or false', 'managed');
   for (const key of Object.keys(input)) {
-    if (key === 'managed') continue;
+    if (key === 'managed' || key === 'tableName') continue;
     const unsupported = UNSUPPORTED_COLLECTION_OPTIONS[key];
     if (unsupported !== undefined && !asksForNothing(key, input[key], input.name)) throw invalid(unsupported, key);
     if (unsupported === undefined && !COLLECTION_OPTIONS.has(key)) throw invalid(`unknown collection option ${key}`, key);

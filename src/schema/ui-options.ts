@@ -70,7 +70,7 @@ export function withInterfaceType(input: unknown): unknown {
  */
 export const UNSUPPORTED_COLLECTION_OPTIONS: Readonly<Record<string, string>> = {
   inherits: 'collection inheritance (inherits) is not supported: define the fields on the collection itself',
-  view: 'view collections (view: true) are not supported: Corral creates and owns its tables',
+  view: 'a view is served read-only over an existing one: register it with managed: false and view: true (docs/existing-databases.md); Corral does not create views',
   viewName: 'view collections (viewName) are not supported',
   writableView: 'view collections (writableView) are not supported',
   sql: 'SQL collections (sql) are not supported',
