@@ -57,6 +57,37 @@ async function rows(served: Served, dialect: Dialect, text: string, numeric: rea
 
 const names = (items: { name: string }[]) => items.map((item) => item.name).sort();
 
+/** Per dialect: a read and what it answers, over the shop fixture's unusual types. */
+const UNUSUAL: Record<Dialect, [string, unknown][]> = {
+  postgres: [
+    ['/api/Customer:get?filterByTk=1&fields=tags,last_ip,external_id,created_at,FullName,group', {
+      tags: ['vip', 'newsletter'], last_ip: '192.168.1.10', external_id: '6f1c1b2e-4a55-4a4f-9a9e-0c6b8f3f7a01', created_at: '2026-01-02T10:00:00.000Z', FullName: 'Ada Lovelace', group: 'vip',
+    }],
+    [`/api/Customer:list?filter=${q({ external_id: '0b5e3f6a-8f57-4c1d-b1de-2f6e51c2b902' })}&fields=FirstName`, [{ FirstName: 'Alan' }]],
+    [`/api/Customer:list?filter=${q({ last_ip: '10.0.0.7' })}&fields=FirstName`, [{ FirstName: 'Alan' }]],
+    [`/api/Customer:list?filter=${q({ created_at: { $gt: '2026-02-01T00:00:00Z' } })}&sort=CustomerId&fields=FirstName`, [{ FirstName: 'Alan' }, { FirstName: 'Grace' }]],
+    [`/api/order:list?filter=${q({ status: 'paid' })}&fields=id,status,lucky_numbers`, [{ id: 1, status: 'paid', lucky_numbers: [7, 13] }]],
+    [`/api/order:list?filter=${q({ status: { $includes: 'pai' } })}&fields=id`, [{ id: 1 }]],
+    [`/api/order:list?filter=${q({ status: { $in: ['paid', 'shipped'] } })}&sort=-status&fields=id`, [{ id: 1 }]],
+    [`/api/Customer:list?filter=${q({ last_ip: { $includes: '192.' } })}&fields=FirstName`, [{ FirstName: 'Ada' }]],
+    ['/api/product:get?filterByTk=1&fields=price,weight_kg,attributes,active', { price: '9.50', weight_kg: 0.35, attributes: { colour: 'blue' }, active: true }],
+  ],
+  mysql: [
+    ['/api/product:get?filterByTk=2&fields=price,sizes,made_in,active,attributes', { price: '19.99', sizes: 'S,M,L', made_in: 2025, active: true, attributes: { size: 'M' } }],
+    [`/api/order:list?filter=${q({ is_gift: true })}&fields=id,status`, [{ id: 1, status: 'paid' }]],
+    [`/api/order:list?filter=${q({ status: 'new' })}&fields=id,placed_at`, [{ id: 2, placed_at: '2026-04-02T15:20:00.000Z' }]],
+    ['/api/Customer:get?filterByTk=1&fields=created_at,FullName,Initials', { created_at: '2026-01-02T10:00:00.000Z', FullName: 'Ada Lovelace', Initials: 'AL' }],
+  ],
+  sqlite: [
+    ['/api/product:list?sort=id&fields=id,extra,active,price', [
+      { id: 1, extra: 'fragile', active: true, price: '9.50' }, { id: 2, extra: '42', active: true, price: '19.99' }, { id: 3, extra: null, active: false, price: '14.00' },
+    ]],
+    // A DATETIME column holds the text its writers chose: served as that text.
+    ['/api/Customer:get?filterByTk=1&fields=created_at,FullName', { created_at: '2026-01-02 10:00:00', FullName: 'Ada Lovelace' }],
+    [`/api/order:list?filter=${q({ is_gift: true })}&fields=id,placed_at`, [{ id: 1, placed_at: '2026-04-01T09:00:00.000Z' }]],
+  ],
+};
+
 for (const dialect of DIALECTS) {
   describe(`an existing shop database on ${dialect}`, () => {
     const served = useExisting(dialect, SHOP_SQL);
@@ -132,6 +163,28 @@ for (const dialect of DIALECTS) {
       const byKey = await served.api.get('/api/order_lines:get?filterByTk=1');
       expect(byKey.status).toBe(400);
       expect(byKey.body.errors[0].code).toBe('COLLECTION_HAS_NO_KEY');
+    });
+
+    it('serves each dialect\'s unusual types as the mapping table says', async () => {
+      for (const [url, expected] of UNUSUAL[dialect]) {
+        const reply = await served.api.get(url);
+        expect(reply.status, `${url}: ${reply.text}`).toBe(200);
+        expect(reply.body.data, url).toEqual(expected);
+      }
+      // Read-only columns are ignored on writes; the database fills them.
+      const created = await served.api.post('/api/Customer:create', { FirstName: 'Kurt', LastName: 'Goedel', email: 'kurt@example.com', FullName: 'ignored' });
+      expect(created.status, created.text).toBe(201);
+      expect(created.body.data.FullName).toBe('Kurt Goedel');
+      await served.api.post(`/api/Customer:destroy?filterByTk=${created.body.data.CustomerId}`);
+    });
+
+    it('collections:sync is for root only', async () => {
+      expect((await served.api.post('/api/roles:create', { name: 'staff', strategy: { actions: ['view', 'create', 'update', 'destroy'] } })).status).toBe(201);
+      expect((await served.api.post('/api/users:create', { email: 'staff@corral.test', password: 'staff-password', roles: ['staff'] })).status).toBe(201);
+      const staff = apiFor(served.built, { account: 'staff@corral.test', password: 'staff-password' });
+      const reply = await staff.post('/api/collections:sync');
+      expect(reply.status).toBe(403);
+      expect(reply.body.errors[0].code).toBe('FORBIDDEN');
     });
 
     it('collections:sync reports a column added by plain SQL and serves it at once', async () => {
