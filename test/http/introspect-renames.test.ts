@@ -28,6 +28,7 @@ describe.each(DIALECTS)('names chosen in a schema file on %s', (dialect) => {
         name: 'lines', managed: false, tableName: 'Order Items',
         fields: [{ name: 'id', type: 'integer', primaryKey: true }, { name: 'price', type: 'decimal', precision: 10, scale: 2, allowNull: false, columnName: 'Unit Price' }],
       }] }));
+      const exportFile = join(dir, 'exported.json');
       for (const round of [1, 2]) {
         const built = await buildApp(testConfig(database, { schemaFile: file, introspect: { include: [], exclude: [] } }));
         try {
@@ -36,9 +37,19 @@ describe.each(DIALECTS)('names chosen in a schema file on %s', (dialect) => {
           expect(list.status, `start ${round}: ${list.text}`).toBe(200);
           expect(list.body.data).toEqual([{ id: 1, price: '2.50', note: 'a' }]);
           expect((await api.get('/api/order_items:list')).status).toBe(404);
+          // The mapping as collections:export shows it is itself a schema file that applies.
+          const exported = await api.get('/api/collections:export');
+          writeFileSync(exportFile, exported.text);
         } finally {
           await built.close();
         }
+      }
+      const again = await buildApp(testConfig(database, { schemaFile: exportFile, introspect: { include: [], exclude: [] } }));
+      try {
+        const list = await apiFor(again).get('/api/lines:list?fields=id,price,note');
+        expect(list.body.data).toEqual([{ id: 1, price: '2.50', note: 'a' }]);
+      } finally {
+        await again.close();
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
