@@ -187,21 +187,22 @@ export class SchemaManager {
     let out: CollectionDef[] = [];
     await this.change(async (trx, defs) => {
       const work = new SchemaWork(defs);
+      const others = defs.filter((other) => !names.includes(other.name));
       for (const { def } of parsed) {
         const existing = defs.find((other) => other.name.toLowerCase() === def.name.toLowerCase());
-        if (existing !== undefined && (!replace || existing.managed !== false)) throw new ApiError('COLLECTION_EXISTS', `collection ${def.name} already exists`, { field: 'name' });
-        if (existing !== undefined) {
-          for (const { source, relation } of work.incoming(existing.name)) if (work.has(source)) work.dropRelation(source, relation.name);
-          work.dropCollection(existing.name);
-        }
-      }
-      const kept = work.all();
-      for (const { def } of parsed) {
-        await checkRegistrable(trx, def, kept);
-        work.create(def);
+        if (existing !== undefined && (!replace || existing.name !== def.name)) throw new ApiError('COLLECTION_EXISTS', `collection ${def.name} already exists`, { field: 'name' });
+        await checkRegistrable(trx, def, [...others, ...parsed.map((entry) => entry.def)]);
+        if (existing === undefined) work.create(def);
+        else work.replaceUnmanaged(def);
       }
       for (const { def, relationInputs } of parsed) for (const relation of relationInputs) work.addRelation(def.name, relation);
       for (const { def, indexes } of parsed) if (indexes !== undefined && indexes !== null) work.setIndexes(def.name, indexes);
+      // Relations of other collections that point at a replaced one must still find their key columns.
+      try {
+        new SchemaSnapshot(-1, work.all(), this.database.dialect);
+      } catch (error) {
+        throw new ApiError('SCHEMA_INVALID', `the new definitions break a relation: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      }
       await this.applyWork(trx, work);
       out = names.map((name) => work.get(name));
     });

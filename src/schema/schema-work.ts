@@ -34,6 +34,8 @@ export class SchemaWork {
   readonly #defs = new Map<string, CollectionDef>();
   readonly #created: string[] = [];
   readonly #dropped: string[] = [];
+  /** Unmanaged definitions replaced by replaceUnmanaged: their indexes are the catalogue's to say. */
+  readonly #registered = new Set<string>();
   /** Unmanaged collections among the dropped: their tables stay. */
   readonly #unmanaged = new Set<string>();
   readonly #changed = new Set<string>();
@@ -80,7 +82,7 @@ export class SchemaWork {
     const def = this.get(name);
     const next = normalizeIndexes(input, def, this.all());
     // A registered table's indexes are what its catalogue says: stored as given, never built or dropped.
-    if (unmanaged(def) && !this.#created.includes(name) && JSON.stringify(next) !== JSON.stringify(def.indexes ?? [])) throw notManaged(name, 'changing indexes');
+    if (unmanaged(def) && !this.#created.includes(name) && !this.#registered.has(name) && JSON.stringify(next) !== JSON.stringify(def.indexes ?? [])) throw notManaged(name, 'changing indexes');
     if (!this.#indexesBefore.has(name)) this.#indexesBefore.set(name, def.indexes ?? []);
     if (next.length === 0) delete def.indexes;
     else def.indexes = next;
@@ -95,6 +97,19 @@ export class SchemaWork {
   create(def: CollectionDef): void {
     this.#defs.set(def.name, { ...def, relations: def.relations ?? [] });
     this.#created.push(def.name);
+  }
+
+  /**
+   * Puts a new definition of an unmanaged collection in place of the stored one (a re-read
+   * catalogue): no DDL; its own relations come again from the caller, relations of other
+   * collections pointing at it stay (checked to still fit by the caller).
+   */
+  replaceUnmanaged(def: CollectionDef): void {
+    const old = this.get(def.name);
+    if (!unmanaged(old) || !unmanaged(def)) throw notManaged(def.name, 'replacing a managed definition');
+    this.#defs.set(def.name, { ...def, relations: [] });
+    this.#registered.add(def.name);
+    this.#touch(def.name);
   }
 
   /** Resolves a relation definition on `source` and records what it needs. */
@@ -241,7 +256,7 @@ export class SchemaWork {
     };
     for (const name of created) for (const index of this.get(name).indexes ?? []) await run(() => createCollectionIndex(trx, name, index), dropCreated);
     for (const [name, before] of this.#indexesBefore) {
-      if (live(name) && !created.includes(name) && !rebuilt.has(name)) await this.#replaceIndexes(trx, adapter, run, name, before);
+      if (live(name) && !created.includes(name) && !rebuilt.has(name) && !unmanaged(this.get(name))) await this.#replaceIndexes(trx, adapter, run, name, before);
     }
     for (const name of [...registered, ...created]) await insertDefinition(trx, this.get(name));
     for (const name of this.#changed) if (live(name) && !created.includes(name)) await updateDefinition(trx, this.get(name));

@@ -187,6 +187,21 @@ for (const dialect of DIALECTS) {
       expect(reply.body.replace(/^\uFEFF/, '').split(/\r?\n/).slice(0, 2)).toEqual(['id,total', '1,50']);
     });
 
+    it('registerUnmanaged replaces definitions in one step after an ALTER TABLE, keeping relations that still fit', async () => {
+      await raw(ctx, dialect, `alter table "Orders" add column "Note" varchar(50)`);
+      await raw(ctx, dialect, `update "Orders" set "Note" = 'first' where "OrderID" = 1`);
+      const withNote = { ...ORDERS, fields: [...ORDERS.fields, { name: 'note', type: 'string', length: 50, columnName: 'Note' }] };
+      const [stored] = await ctx.built.schema.registerUnmanaged([withNote], true);
+      expect(stored!.fields.map((field) => field.name)).toContain('note');
+      const order = await ctx.api.get('/api/orders:get?filterByTk=1&fields=id,note');
+      expect(order.body.data).toEqual({ id: 1, note: 'first' });
+      // accounts.orders (hasMany over orders.accountRef) still points at it.
+      expect((await ctx.api.get('/api/accounts/1/orders:count')).body.data).toBe(2);
+      const broken = { ...ORDERS, fields: ORDERS.fields.filter((field) => field.name !== 'accountRef' && field.name !== 'account') };
+      await expect(ctx.built.schema.registerUnmanaged([broken], true)).rejects.toMatchObject({ code: 'SCHEMA_INVALID' });
+      await expect(ctx.built.schema.registerUnmanaged([withNote])).rejects.toMatchObject({ code: 'COLLECTION_EXISTS' });
+    });
+
     it('answers schema changes that need DDL with 409 SCHEMA_NOT_MANAGED', async () => {
       const cases: [string, string, unknown][] = [
         ['add a column', '/api/collections/accounts/fields:create', { name: 'email', type: 'string' }],
