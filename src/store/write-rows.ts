@@ -7,7 +7,7 @@ import { runWrite } from './run-write.js';
 import { keyFilter } from '../plan/bind-keys.js';
 import { recordCascades } from './cascades.js';
 import { canonical } from './canonical.js';
-import type { StatementAction, UnitOfWork } from './unit-of-work.js';
+import { refuseWrite, type StatementAction, type UnitOfWork } from './unit-of-work.js';
 import { DirectWriteUnavailable } from './write-fast-path.js';
 
 /**
@@ -17,6 +17,8 @@ import { DirectWriteUnavailable } from './write-fast-path.js';
  * RETURNING, the keys are selected (and locked) first in the same transaction.
  */
 export async function updateWhere(unit: UnitOfWork, collection: Collection, set: Row, where: FilterNode, action: StatementAction): Promise<unknown[]> {
+  // A link moving a key column reads its target under `view`: a view is refused here as well.
+  if (collection.view) refuseWrite(collection);
   const scoped = unit.where(collection, where, action);
   const key = collection.key;
   const table = collection.table;
