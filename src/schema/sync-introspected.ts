@@ -82,7 +82,30 @@ export function nextUnmanaged(catalogue: Catalogue, defs: readonly CollectionDef
     // Another schema than the connection's: every definition names it (tables are found through search_path otherwise).
     ...(settings?.schema === undefined || settings.schema === settings.connectionSchema ? {} : { schema: settings.schema }),
   });
+  keepOwnRelations(result.collections, defs);
   return { defs: result.collections, notes: result.notes };
+}
+
+/**
+ * Relations a client added to an unmanaged collection (metadata between existing key columns,
+ * not a foreign key of the catalogue) stay through a sync while their collections and key
+ * fields are still there.
+ */
+function keepOwnRelations(next: CollectionDef[], defs: readonly CollectionDef[]): void {
+  const all = byName([...defs.filter((def) => !isUnmanaged(def)), ...next]);
+  const has = (collection: string | undefined, field: string | undefined): boolean =>
+    collection === undefined || field === undefined || (all.get(collection)?.fields.some((candidate) => candidate.name === field) ?? false);
+  for (const def of next) {
+    const before = defs.find((old) => old.name === def.name && isUnmanaged(old));
+    for (const relation of before?.relations ?? []) {
+      const own = def.relations ?? (def.relations = []);
+      const taken = (name: string) => own.some((other) => other.name.toLowerCase() === name.toLowerCase()) || def.fields.some((field) => field.name.toLowerCase() === name.toLowerCase());
+      if (taken(relation.name) || !all.has(relation.target) || (relation.through !== undefined && !all.has(relation.through))) continue;
+      const onSource = relation.type === 'belongsTo' ? has(def.name, relation.foreignKey) && has(relation.target, relation.targetKey) : has(def.name, relation.sourceKey);
+      const onTarget = relation.type === 'hasOne' || relation.type === 'hasMany' ? has(relation.target, relation.foreignKey) : relation.type === 'belongsToMany' ? has(relation.through, relation.foreignKey) && has(relation.through, relation.otherKey) && has(relation.target, relation.targetKey) : true;
+      if (onSource && onTarget) own.push(relation);
+    }
+  }
 }
 
 /**

@@ -199,6 +199,15 @@ for (const dialect of DIALECTS) {
       expect(again.body.data).toMatchObject({ added: [], changed: [], removed: [] });
     });
 
+    it('keeps relations a client added between existing columns through a sync', async () => {
+      const relation = await served.api.post('/api/collections/order/fields:create', { name: 'buyer', type: 'belongsTo', target: 'Customer', foreignKey: 'customerId', targetKey: 'CustomerId' });
+      expect(relation.status, relation.text).toBe(201);
+      const sync = await served.api.post('/api/collections:sync');
+      expect(sync.body.data).toMatchObject({ added: [], changed: [], removed: [] });
+      const order = await served.api.get('/api/order:get?filterByTk=1&appends=buyer&fields=id');
+      expect(order.body.data).toMatchObject({ id: 1, buyer: { FirstName: 'Ada' } });
+    });
+
     it('collections:sync removes a dropped table and adds a new one without a restart', async () => {
       await rows(served, dialect, 'drop table shipment');
       await rows(served, dialect, 'create table coupon (code varchar(16) primary key, percent integer not null)');
