@@ -71,6 +71,9 @@ const UNUSUAL: Record<Dialect, [string, unknown][]> = {
     [`/api/order:list?filter=${q({ status: { $in: ['paid', 'shipped'] } })}&sort=-status&fields=id`, [{ id: 1 }]],
     [`/api/Customer:list?filter=${q({ last_ip: { $includes: '192.' } })}&fields=FirstName`, [{ FirstName: 'Ada' }]],
     ['/api/product:get?filterByTk=1&fields=price,weight_kg,attributes,active', { price: '9.50', weight_kg: 0.35, attributes: { colour: 'blue' }, active: true }],
+    // A materialized view (read-only) and a partitioned table (its partitions are not offered).
+    ['/api/product_sales:list?sort=product_id&fields=product_id,units', [{ product_id: 1, units: 2 }, { product_id: 2, units: 1 }, { product_id: 3, units: 3 }]],
+    ['/api/event_log:list', [{ id: 1, at: '2026-05-01', message: 'opened' }]],
   ],
   mysql: [
     ['/api/product:get?filterByTk=2&fields=price,sizes,made_in,active,attributes', { price: '19.99', sizes: 'S,M,L', made_in: 2025, active: true, attributes: { size: 'M' } }],
