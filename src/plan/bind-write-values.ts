@@ -23,6 +23,8 @@ export interface WriteValues {
 export interface WriteFilter {
   whitelist?: readonly string[];
   blacklist?: readonly string[];
+  /** Fields the caller sets itself after binding (a junction row's two key columns): never required. */
+  provided?: readonly string[];
 }
 
 const isKey = (value: unknown): boolean => typeof value === 'string' || typeof value === 'number';
@@ -80,7 +82,7 @@ export async function bindWriteValues(collection: Collection, body: unknown, mod
   const given = [...values.keys(), ...associations.keys()];
   if (mode === 'create') {
     for (const field of collection.fieldList) {
-      if (values.has(field.name) || errors.some((error) => error.field === field.name)) continue;
+      if (values.has(field.name) || errors.some((error) => error.field === field.name) || filter.provided?.includes(field.name) === true) continue;
       const def = field.def;
       if (def.system === 'createdAt' || def.system === 'updatedAt') values.set(field.name, now);
       else if (def.autoIncrement === true || def.readOnly === true) continue;

@@ -30,7 +30,10 @@ export async function insertRow(
   const result = await db.insertInto(collection.table).values(toColumns(collection, row)).executeTakeFirstOrThrow();
   const pk = collection.primaryKey;
   const key = pk.def.autoIncrement === true && row[pk.name] === undefined ? String(result.insertId) : row[pk.name];
-  return (await db.selectFrom(collection.table).select(visibleColumns(collection).names).where(pk.column, '=', key).executeTakeFirstOrThrow()) as Row;
+  let query = db.selectFrom(collection.table).select(visibleColumns(collection).names).where(pk.column, '=', key);
+  // Without a key field of its own (a junction with a composite key), every value written finds the row.
+  if (!collection.keyed) for (const [name, value] of Object.entries(row)) if (name !== pk.name) query = query.where(collection.fields.get(name)?.column ?? name, value === null ? 'is' : '=', value);
+  return (await query.executeTakeFirstOrThrow()) as Row;
 }
 
 const VISIBLE = new WeakMap<Collection, { names: string[]; key: string }>();

@@ -29,7 +29,8 @@ export function splitThrough(relation: Relation, value: unknown): { own: unknown
 /** Through values validated against the through collection; errors name `<through>.<field>`. */
 export async function bindThroughValues(relation: BelongsToMany, extra: unknown, mode: WriteMode, now: Date): Promise<WriteValues> {
   try {
-    return await bindWriteValues(relation.through, extra ?? {}, mode, now);
+    // The link sets both key columns itself (required ones too, in a junction Corral did not create).
+    return await bindWriteValues(relation.through, extra ?? {}, mode, now, { provided: [relation.foreignKey.name, relation.otherKey.name] });
   } catch (error) {
     if (error instanceof ApiError) for (const entry of error.entries) if (entry.field !== undefined) entry.field = `${relation.through.name}.${entry.field}`;
     throw error;

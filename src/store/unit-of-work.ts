@@ -62,7 +62,7 @@ export class UnitOfWork implements SqlTarget {
    * (`limited`: the statement has a LIMIT, so common words may walk its rows).
    */
   where(collection: Collection, where: FilterNode, action: StatementAction = 'view', limited = false): FilterNode {
-    // A junction row is told apart by its two keys (the link's own condition): keyless junctions link and unlink too.
+    // A junction row (`through`) is found by both its key columns: a junction without a key of its own (a composite key) is written.
     if (action !== 'view' && (collection.view || (!collection.keyed && action !== 'through'))) refuseWrite(collection);
     if (this.grants.open) return this.searchStats === undefined ? where : this.searchStats.arrange(where, limited);
     // A lookup of rows the caller cannot view finds nothing (FALSE), exactly as if they did not exist.

@@ -57,7 +57,8 @@ export async function deleteWhere(unit: UnitOfWork, collection: Collection, wher
     if (before.length === 0) return [];
     await recordCascades(unit, unit.references, collection, before);
     const keys = before.map((row) => canonical(key, row[key.name], unit.dialect));
-    const byKeys = keyFilter(collection, keys);
+    // Without a key of its own (a junction's composite key) the rows read are the rows the condition matches.
+    const byKeys = collection.keyed ? keyFilter(collection, keys) : scoped;
     await unit.db.deleteFrom(table).where((eb) => filterToSql(byKeys, eb, unit.dialect, table)).execute();
     for (const row of before) unit.record(collection, 'deleted', row);
     return keys;

@@ -16,18 +16,24 @@ const FIXTURE: Record<Dialect, string[]> = {
     `create table "Orders" ("OrderID" integer primary key autoincrement, "AccountRef" integer references "Customer Accounts"("Account ID"), "Total" integer not null, "Status" varchar(20) not null default 'new')`,
     `create view "BigOrders" as select "OrderID", "Total" from "Orders" where "Total" > 100`,
     `create view "OrderTotals" as select "OrderID", "Total" from "Orders"`,
+    `create table "Tags" ("TagID" integer primary key, "Label" varchar(30) not null)`,
+    `create table "Account Tags" ("AccountRef" integer not null references "Customer Accounts"("Account ID"), "TagRef" integer not null references "Tags"("TagID"), primary key ("AccountRef", "TagRef"))`,
   ],
   postgres: [
     `create table "Customer Accounts" ("Account ID" integer generated always as identity primary key, "Full Name" varchar(100) not null, "order" integer, "Name Upper" text generated always as (upper("Full Name")) stored)`,
     `create table "Orders" ("OrderID" serial primary key, "AccountRef" integer references "Customer Accounts"("Account ID"), "Total" integer not null, "Status" varchar(20) not null default 'new')`,
     `create view "BigOrders" as select "OrderID", "Total" from "Orders" where "Total" > 100`,
     `create view "OrderTotals" as select "OrderID", "Total" from "Orders"`,
+    `create table "Tags" ("TagID" integer primary key, "Label" varchar(30) not null)`,
+    `create table "Account Tags" ("AccountRef" integer not null references "Customer Accounts"("Account ID"), "TagRef" integer not null references "Tags"("TagID"), primary key ("AccountRef", "TagRef"))`,
   ],
   mysql: [
     'create table `Customer Accounts` (`Account ID` integer auto_increment primary key, `Full Name` varchar(100) not null, `order` integer, `Name Upper` varchar(100) generated always as (upper(`Full Name`)) virtual)',
     "create table `Orders` (`OrderID` integer auto_increment primary key, `AccountRef` integer, `Total` integer not null, `Status` varchar(20) not null default 'new', foreign key (`AccountRef`) references `Customer Accounts`(`Account ID`))",
     'create view `BigOrders` as select `OrderID`, `Total` from `Orders` where `Total` > 100',
     'create view `OrderTotals` as select `OrderID`, `Total` from `Orders`',
+    'create table `Tags` (`TagID` integer primary key, `Label` varchar(30) not null)',
+    'create table `Account Tags` (`AccountRef` integer not null, `TagRef` integer not null, primary key (`AccountRef`, `TagRef`), foreign key (`AccountRef`) references `Customer Accounts`(`Account ID`), foreign key (`TagRef`) references `Tags`(`TagID`))',
   ],
 };
 
@@ -80,6 +86,27 @@ const BIG_ORDERS = {
   ],
 };
 
+const TAGS = {
+  name: 'tags',
+  managed: false,
+  tableName: 'Tags',
+  fields: [
+    { name: 'id', type: 'integer', primaryKey: true, columnName: 'TagID' },
+    { name: 'label', type: 'string', length: 30, allowNull: false, columnName: 'Label' },
+  ],
+};
+
+/** A junction whose key is its two columns: no key field of its own (filterTargetKey ''). */
+const ACCOUNT_TAGS = {
+  name: 'accountTags',
+  managed: false,
+  tableName: 'Account Tags',
+  fields: [
+    { name: 'accountRef', type: 'integer', primaryKey: true, columnName: 'AccountRef' },
+    { name: 'tagRef', type: 'integer', primaryKey: true, columnName: 'TagRef' },
+  ],
+};
+
 const ORDER_TOTALS = { ...BIG_ORDERS, name: 'orderTotals', tableName: 'OrderTotals', filterTargetKey: 'orderId' };
 
 for (const dialect of DIALECTS) {
@@ -96,7 +123,9 @@ for (const dialect of DIALECTS) {
           for (const kind of ['created', 'updated', 'deleted'] as const) for (const change of set[kind]) reports.push({ collection, kind, key: String(change.key) });
         }
       });
-      for (const definition of [ACCOUNTS, ORDERS, BIG_ORDERS, ORDER_TOTALS]) {
+      await raw(ctx, dialect, `insert into "Tags" ("TagID", "Label") values (1, 'red'), (2, 'blue')`);
+      await raw(ctx, dialect, `insert into "Account Tags" ("AccountRef", "TagRef") values (1, 1)`);
+      for (const definition of [ACCOUNTS, ORDERS, BIG_ORDERS, ORDER_TOTALS, TAGS, ACCOUNT_TAGS]) {
         const reply = await ctx.api.post('/api/collections:create', definition);
         expect(reply.status, reply.text).toBe(201);
       }
@@ -179,6 +208,23 @@ for (const dialect of DIALECTS) {
         { collection: 'orders', kind: 'created', key: String(order.body.data.id) },
         { collection: 'orders', kind: 'deleted', key: String(order.body.data.id) },
       ]));
+    });
+
+    it('links rows through an existing junction table with a composite key (belongsToMany)', async () => {
+      const relation = await ctx.api.post('/api/collections/accounts/fields:create', {
+        name: 'tags', type: 'belongsToMany', target: 'tags', through: 'accountTags', foreignKey: 'accountRef', otherKey: 'tagRef', sourceKey: 'id', targetKey: 'id',
+      });
+      expect(relation.status, relation.text).toBe(201);
+      const before = await ctx.api.get('/api/accounts:get?filterByTk=1&appends=tags');
+      expect(before.body.data.tags).toEqual([{ id: 1, label: 'red' }]);
+      const added = await ctx.api.post('/api/accounts/1/tags:add', [2]);
+      expect(added.status, added.text).toBe(200);
+      expect((await ctx.api.post('/api/accounts/1/tags:remove', [1])).status).toBe(200);
+      expect(await rows(ctx, dialect, 'select "AccountRef" as a, "TagRef" as t from "Account Tags"')).toEqual([{ a: 1, t: 2 }]);
+      const filtered = await ctx.api.get(`/api/accounts:list?filter=${q({ 'tags.label': 'blue' })}&fields=id`);
+      expect(filtered.body.data).toEqual([{ id: 1 }]);
+      const junction = await ctx.api.get('/api/accountTags:get?filterByTk=1');
+      expect([junction.status, junction.body.errors[0].code]).toEqual([400, 'COLLECTION_HAS_NO_KEY']);
     });
 
     it('exports rows with field names as column titles', async () => {
