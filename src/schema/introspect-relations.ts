@@ -118,8 +118,6 @@ function requests(mapped: readonly MappedTable[], edges: readonly Edge[]): Reque
   for (const entry of mapped) {
     const pair = junctionEdges(entry, edges);
     if (pair === undefined) continue;
-    // As in the junctions Corral makes, a link fills its two key columns: a client need not send them.
-    for (const field of entry.def.fields) if (field.name === pair[0].foreignKey || field.name === pair[1].foreignKey) field.allowNull = true;
     for (const [near, far] of [pair, [pair[1], pair[0]] as const]) {
       const self = near.target === far.target;
       const name = self ? plural(far.base) : plural(lowerFirst(far.target.def.name));
