@@ -6,6 +6,7 @@ import { API_KEYS, ensureAuthCollections, ROLES, SCOPES, USERS } from './auth/sy
 import { DEFAULT_CONFIG, type Config } from './config/config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { listenUrlOf } from './db/listen-url.js';
+import { connectionSchemaOf } from './db/connection-schema.js';
 import { ApiError } from './errors/api-error.js';
 import { registerBodyParsers } from './http/body-parsers.js';
 import { registerMultipart } from './http/multipart.js';
@@ -100,6 +101,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await ensureAuthTables(database.db, database.dialect, database.mysqlCollation);
     await ensureAuthCollections(schema, database, { email: config.auth.rootEmail, ...(config.auth.rootPassword === undefined ? {} : { password: config.auth.rootPassword }) }, app.log);
     if (config.schemaFile !== undefined) await applySchemaFile(schema, config.schemaFile);
+    // The database's own tables (CORRAL_INTROSPECT): read from its catalogue, never written at start.
+    const connectionSchema = connectionSchemaOf(config.database);
+    schema.useIntrospection({ include: [], exclude: [], ...config.introspect, ...(connectionSchema === undefined ? {} : { connectionSchema }) });
+    if (config.introspect !== undefined) await introspectAtStart(schema, app.log);
     await authenticator?.init(config.schemaPollMs);
     await ensureChangesTables(database.db, database.dialect);
     store.outbox(outboxHook(() => schema.snapshot), writeFastPathOf(database));
@@ -185,4 +190,13 @@ async function applySchemaFile(schema: SchemaManager, file: string): Promise<voi
   await schema.applySchemaFile(parsed).catch((error: unknown) => {
     throw new Error(`CORRAL_SCHEMA: ${error instanceof ApiError ? error.message : String(error)}`);
   });
+}
+
+/** CORRAL_INTROSPECT=on: the catalogue's tables are registered (or brought up to date) before the server listens. */
+async function introspectAtStart(schema: SchemaManager, log: FastifyInstance['log']): Promise<void> {
+  const report = await schema.syncIntrospected().catch((error: unknown) => {
+    throw new Error(`CORRAL_INTROSPECT: ${error instanceof ApiError ? error.message : error instanceof Error ? error.message : String(error)}`);
+  });
+  const served = schema.snapshot.defs.filter((def) => def.managed === false).length;
+  log.info({ added: report.added, changed: report.changed.map((change) => change.collection), removed: report.removed, skipped: report.skipped }, `introspection: serving ${served} existing tables and views`);
 }

@@ -57,6 +57,7 @@ const ACTION_KINDS = {
   move: 'write',
   retry: 'write',
   setIndexes: 'write',
+  sync: 'write',
 } as const satisfies Record<string, ActionKind>;
 
 export type ActionName = keyof typeof ACTION_KINDS;

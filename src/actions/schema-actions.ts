@@ -36,6 +36,14 @@ export const collectionsActions = {
   },
   /** The schema file (not an envelope: it is what CORRAL_SCHEMA applies, ready to save). */
   export: async (ctx: ActionContext): Promise<ActionResult> => ({ kind: 'document', body: exportSchema(ctx.snapshot.defs) }),
+  /**
+   * Re-reads the database's catalogue (`POST collections:sync`, root only): tables added,
+   * changed and removed since are served at once, on every worker and node (docs/existing-databases.md#sync).
+   */
+  sync: async (ctx: ActionContext) => {
+    if (ctx.isRoot !== undefined && !ctx.isRoot(ctx.request)) throw new ApiError('FORBIDDEN', 'collections:sync is for root only');
+    return item(await ctx.schema.syncIntrospected());
+  },
   destroy: async (ctx: ActionContext) => {
     await ctx.schema.dropCollection(singleKey(ctx, 'collection'), ctx.request.params.cascade);
     return { kind: 'count', n: 1 };

@@ -81,6 +81,16 @@ export interface Config {
   compression?: boolean;
   /** Where attachment bytes are stored (CORRAL_STORAGE…); unset means `local` in DEFAULT_CONFIG.storageDir. */
   storage?: StorageConfig;
+  /** CORRAL_INTROSPECT=on: the database's existing tables are served (docs/existing-databases.md); unset means off. */
+  introspect?: IntrospectConfig;
+}
+
+/** Which tables introspection reads (CORRAL_INTROSPECT_INCLUDE / _EXCLUDE / _SCHEMA). */
+export interface IntrospectConfig {
+  readonly include: readonly string[];
+  readonly exclude: readonly string[];
+  /** PostgreSQL: the schema to read, when not the URL's. */
+  readonly schema?: string;
 }
 
 /**

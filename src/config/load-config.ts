@@ -10,7 +10,9 @@
  */
 import { availableParallelism } from 'node:os';
 import { SETTINGS, type Setting } from './settings.js';
-import { DEFAULT_CONFIG, type Config, type LogLevel, type MetricsConfig } from './config.js';
+import { DEFAULT_CONFIG, type Config, type LogLevel } from './config.js';
+import { introspection } from './introspect-settings.js';
+import { metrics } from './metrics-setting.js';
 import { ConfigError } from './config-error.js';
 import { parseAllowedHosts, parseCorsOrigins, parseTrustedProxies } from './address-lists.js';
 import { parseDatabaseUrl } from './parse-database-url.js';
@@ -54,6 +56,9 @@ export const AUTH_SECRET_MIN_LENGTH = 32;
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
 
 const FLAGS: ReadonlyMap<string, Setting> = new Map(SETTINGS.flatMap((setting): [string, Setting][] => ('flag' in setting ? [[setting.flag, setting.env]] : [])));
+
+/** Flags that may stand alone (`--introspect`), meaning `on`; a following on/off is taken as their value. */
+const SWITCH_FLAGS: ReadonlySet<string> = new Set(['--introspect']);
 
 const COMMANDS: ReadonlyMap<string, Command> = new Map<string, Command>([
   ['start', 'start'],
@@ -134,6 +139,8 @@ function parseArgv(argv: string[]): { command: Command; flags: Map<Setting, Raw>
     let value: string | undefined;
     if (eq !== -1) {
       value = arg.slice(eq + 1);
+    } else if (SWITCH_FLAGS.has(name) && argv[i + 1] !== 'on' && argv[i + 1] !== 'off') {
+      value = 'on';
     } else {
       value = argv[i + 1];
       if (value === undefined || value.startsWith('--')) throw new ConfigError(`${name} needs a value`);
@@ -217,6 +224,8 @@ function buildConfig(lookup: Lookup): Config {
   }
   const storage = storageConfig(lookup);
   if (storage !== undefined) config.storage = storage;
+  const introspect = introspection(lookup);
+  if (introspect !== undefined) config.introspect = introspect;
   const schema = lookup('CORRAL_SCHEMA');
   if (schema !== undefined) config.schemaFile = schema.value;
   for (const [env, key] of [['CORRAL_EXACT_COUNT_LIMIT', 'exactCountLimit'], ['CORRAL_MAX_OFFSET', 'maxOffset']] as const) {
@@ -249,27 +258,6 @@ function auth(lookup: Lookup): Config['auth'] {
     result.secret = secret.value;
   }
   return result;
-}
-
-/** A shorter metrics token is easy to guess. */
-export const METRICS_TOKEN_MIN_LENGTH = 16;
-
-/** CORRAL_METRICS=off|on|host:port; `on` needs CORRAL_METRICS_TOKEN (the metrics tell a lot about the service). */
-function metrics(raw: Raw | undefined, token: Raw | undefined): MetricsConfig | undefined {
-  if (raw === undefined || raw.value === 'off') return undefined;
-  if (raw.value === 'on') {
-    if (token === undefined) throw new ConfigError(`${raw.name}=on serves /metrics on the main port, so it needs CORRAL_METRICS_TOKEN (16+ characters), or give ${raw.name} a separate address such as 127.0.0.1:9464`);
-    if (token.value.length < METRICS_TOKEN_MIN_LENGTH) throw new ConfigError(`${token.name} must be at least ${METRICS_TOKEN_MIN_LENGTH} characters`);
-    return { mode: 'token', token: token.value };
-  }
-  // host:port, the host possibly a bracketed IPv6 address.
-  const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(raw.value);
-  const port = match === null ? Number.NaN : Number(match[2]);
-  if (match === null || !(port >= 1 && port <= PORT_MAX)) {
-    throw new ConfigError(`${raw.name} must be off, on, or a listen address host:port such as 127.0.0.1:9464 (got ${quote(raw.value)})`);
-  }
-  const host = match[1]!;
-  return { mode: 'address', host: host.startsWith('[') ? host.slice(1, -1) : host, port };
 }
 
 const CHANGES_POLL_MS_MIN = 10;

@@ -38,6 +38,30 @@ export const SETTINGS = [
     help: "schema file applied at start (optional)",
   },
   {
+    env: 'CORRAL_INTROSPECT', flag: '--introspect',
+    default: "`off`",
+    meaning: "`on` (or the bare flag) serves the database's existing tables and views as collections, read from its catalogue at start and by `POST /api/collections:sync`; Corral never changes their schema. See [docs/existing-databases.md](docs/existing-databases.md).",
+    help: "on|off: serve the database's existing tables (bare --introspect: on)",
+  },
+  {
+    env: 'CORRAL_INTROSPECT_INCLUDE', flag: '--include',
+    default: "all",
+    meaning: "Tables and views introspection offers (comma list of patterns, `*` any run, `?` one character, case-insensitive).",
+    help: "tables to introspect, comma list of patterns with * and ? (default all)",
+  },
+  {
+    env: 'CORRAL_INTROSPECT_EXCLUDE', flag: '--exclude',
+    default: "none",
+    meaning: "Tables and views introspection leaves out (patterns as above; beats `CORRAL_INTROSPECT_INCLUDE`).",
+    help: "tables not to introspect, comma list of patterns (default none)",
+  },
+  {
+    env: 'CORRAL_INTROSPECT_SCHEMA',
+    default: "the URL's `?schema=`",
+    meaning: "PostgreSQL: the schema whose tables introspection reads (Corral's own tables stay in the URL's schema).",
+    help: "PostgreSQL: the schema introspection reads (default: the URL's schema)",
+  },
+  {
     env: 'LOG_LEVEL',
     default: "`info`",
     meaning: "`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`. JSON lines on stdout.",
@@ -296,7 +320,7 @@ export function settingsTable(): string {
 
 /** The settings part of `corral help`: flags first, then the settings only the environment sets. */
 export function settingsHelp(): string {
-  const line = (left: string, help: string): string => `  ${left.padEnd(36)}${help}`;
+  const line = (left: string, help: string): string => `  ${left.padEnd(35)} ${help}`;
   const flagged = SETTINGS.filter((setting: SettingInfo) => setting.flag !== undefined);
   const envOnly = SETTINGS.filter((setting: SettingInfo) => setting.flag === undefined);
   return [

@@ -33,6 +33,7 @@ const ACTIONS: Record<ActionName, true> = {
   move: true,
   retry: true,
   setIndexes: true,
+  sync: true,
 };
 
 /** Refusals that come from the database itself (a statement that failed), counted with the 5xx answers. */

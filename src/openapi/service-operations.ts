@@ -82,6 +82,28 @@ export function serviceOperations(prefix: string): ServiceOp[] {
       ),
     },
     {
+      path: `${c}:sync`,
+      method: 'post',
+      op: op(
+        'collections.sync',
+        S,
+        "Re-read the database's catalogue (root only): tables and columns added, changed or removed are served at once (docs/existing-databases.md)",
+        [],
+        {
+          200: jsonResponse('`{data: {added, changed: [{collection, fields: {added, removed, changed}}], removed, skipped}}`', dataEnvelope({
+            type: 'object',
+            properties: {
+              added: { type: 'array', items: { type: 'string' } },
+              changed: { type: 'array', items: { type: 'object', properties: { collection: { type: 'string' }, fields: { type: 'object' } } } },
+              removed: { type: 'array', items: { type: 'string' } },
+              skipped: { type: 'array', items: { type: 'object', properties: { table: { type: 'string' }, column: { type: 'string' }, reason: { type: 'string' } } } },
+            },
+          })),
+          ...writes,
+        },
+      ),
+    },
+    {
       path: `${c}:destroy`,
       method: 'post',
       op: op('collections.destroy', S, 'Drop a collection and its table', [nameKey('collection'), parameterRef('cascade')], { 200: jsonResponse('`{data: 1}`', dataEnvelope({ type: 'integer' })), ...writes }),

@@ -23,6 +23,7 @@ import { updateCollection } from './update-collection.js';
 import { requireCollection, requireField, updateField } from './update-field.js';
 import { changesOptionsOnly, updateFieldOptions } from './update-field-options.js';
 import type { CollectionDef, FieldDef, RelationDef } from './types.js';
+import { syncIntrospected, type IntrospectSettings, type SyncReport } from './sync-introspected.js';
 
 type Trx = Transaction<DynamicDb>;
 
@@ -38,6 +39,7 @@ export class SchemaManager {
   #refreshing: Promise<void> | undefined;
   #onChanged: ((version: number) => Promise<void>) | undefined;
   readonly #adapter: DialectAdapter;
+  #introspection: IntrospectSettings | undefined;
 
   constructor(
     private readonly database: Database,
@@ -298,6 +300,21 @@ export class SchemaManager {
       await this.ddl(() => dropColumn(trx, def.name, field, this.#adapter));
       await updateDefinition(trx, { ...def, fields: def.fields.filter((f) => f !== field) });
     });
+  }
+
+  /** What introspection reads (CORRAL_INTROSPECT_*): `syncIntrospected` uses these, at start and for `collections:sync`. */
+  useIntrospection(settings: IntrospectSettings): void {
+    this.#introspection = settings;
+  }
+
+  /** Reads the catalogue and replaces the unmanaged definitions with what it now says (sync-introspected.ts). */
+  async syncIntrospected(): Promise<SyncReport> {
+    return syncIntrospected(this, this.database, this.#introspection);
+  }
+
+  /** A change of definition rows only (no DDL), serialized and announced like every schema change. */
+  async changeDefinitions(apply: ApplyChange): Promise<void> {
+    await this.change(apply);
   }
 
   /** Applies a schema file (see apply-schema-file.ts). */

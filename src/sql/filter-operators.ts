@@ -21,8 +21,13 @@ type ArrayNode = Extract<FilterNode, { kind: 'array' }>;
 export type OperatorNode = TextNode | LikeNode | ArrayNode;
 
 /** Any of the terms is a substring (a prefix, a suffix) of the column; no terms is false. */
-export function textSql(node: TextNode, column: Expression<unknown>, pass: SqlPass): Expression<SqlBool> {
+/** The column as the text operators read it: a column of an existing table (it has a `rawType`) may hold another type than text. */
+const textOf = (node: TextNode | LikeNode, column: Expression<unknown>, pass: SqlPass): Expression<unknown> =>
+  node.field.def.rawType === undefined ? column : pass.adapter.operators.asText(column);
+
+export function textSql(node: TextNode, given: Expression<unknown>, pass: SqlPass): Expression<SqlBool> {
   const ops = pass.adapter.operators;
+  const column = pass.emit ? textOf(node, given, pass) : given;
   pass.key += `t:${node.op}:${node.field.name}:${node.values.length}`;
   const terms: RawBuilder<SqlBool>[] = [];
   for (const term of node.values) {
@@ -34,8 +39,9 @@ export function textSql(node: TextNode, column: Expression<unknown>, pass: SqlPa
   return terms.length === 1 ? terms[0]! : sql<SqlBool>`(${sql.join(terms, sql` or `)})`;
 }
 
-export function likeSql(node: LikeNode, column: Expression<unknown>, pass: SqlPass): Expression<SqlBool> {
+export function likeSql(node: LikeNode, given: Expression<unknown>, pass: SqlPass): Expression<SqlBool> {
   const ops = pass.adapter.operators;
+  const column = pass.emit ? textOf(node, given, pass) : given;
   const foldCase = node.op === 'iLike';
   pass.key += `k:${node.op}:${node.field.name}`;
   const pattern = pass.value(ops.likeParam(likeTokens(node.pattern), foldCase));

@@ -359,3 +359,24 @@ describe('loadConfig authentication settings', () => {
     expect(errorOf([], { CORRAL_TOKEN_TTL_SECONDS: '5' }).message).toContain('CORRAL_TOKEN_TTL_SECONDS');
   });
 });
+
+describe('introspection settings', () => {
+  it('is off by default, on with the bare flag, the flag with a value, or CORRAL_INTROSPECT=on', () => {
+    expect(loadConfig([], {}).config.introspect).toBeUndefined();
+    expect(loadConfig(['start', '--introspect'], {}).config.introspect).toEqual({ include: [], exclude: [] });
+    expect(loadConfig(['--introspect', 'off'], {}).config.introspect).toBeUndefined();
+    expect(loadConfig(['--introspect', '--port', '1'], {}).config).toMatchObject({ introspect: { include: [], exclude: [] }, port: 1 });
+    expect(loadConfig([], { CORRAL_INTROSPECT: 'on' }).config.introspect).toEqual({ include: [], exclude: [] });
+  });
+
+  it('reads the table patterns and the PostgreSQL schema', () => {
+    const { config } = loadConfig(['--introspect', '--include', 'Invoice*, Customer', '--exclude=tmp_*'], { CORRAL_INTROSPECT_SCHEMA: 'shop' });
+    expect(config.introspect).toEqual({ include: ['Invoice*', 'Customer'], exclude: ['tmp_*'], schema: 'shop' });
+  });
+
+  it('refuses bad values and patterns without introspection', () => {
+    expect(errorOf([], { CORRAL_INTROSPECT: 'yes' }).message).toContain('CORRAL_INTROSPECT must be on or off');
+    expect(errorOf(['--introspect', '--include', 'a,,b'], {}).message).toContain('--include must be a comma list');
+    expect(errorOf(['--exclude', 'a'], {}).message).toContain('--exclude applies to introspection only');
+  });
+});

@@ -116,6 +116,11 @@ export interface ArrayElementSql {
 export interface DialectOperators {
   /** Driver value matching `term` as a substring, a prefix (`anchorStart`) or a suffix (`anchorEnd`), ASCII case folded. */
   substringParam(term: string, anchorStart: boolean, anchorEnd: boolean): string;
+  /**
+   * A column of an existing table read as text for the text and pattern operators (PostgreSQL
+   * has no LIKE on `inet` or enum types: cast); the others match any column as text already.
+   */
+  asText(column: Expression<unknown>): Expression<unknown>;
   /** The test of one substring term bound as `param`. */
   substringTest(column: Expression<unknown>, param: RawBuilder<unknown>): RawBuilder<SqlBool>;
   /** Driver value of a LIKE pattern; `foldCase` for `$iLike`. */

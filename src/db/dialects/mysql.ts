@@ -65,6 +65,7 @@ export const mysqlAdapter = {
     commitsDdl: true,
   },
   operators: {
+    asText: (column) => column,
     substringParam: (term, anchorStart, anchorEnd) => regexOf(literalTokens(term), true, anchorStart, anchorEnd),
     substringTest: (column, param) => sql<SqlBool>`${column} regexp ${param}`,
     likeParam: (tokens, foldCase) => regexOf(tokens, foldCase, true, true),
@@ -87,7 +88,8 @@ export const mysqlAdapter = {
     // DATETIME text is UTC without a zone.
     instantText: (text) => new Date(`${text.replace(' ', 'T')}Z`).toISOString(),
     decimal: (raw) => String(raw),
-    json: (raw) => JSON.parse(String(raw)) as JsonValue,
+    // Corral's JSON columns are longtext (text here); a JSON column of an existing table (MariaDB reports its JSON format) arrives parsed.
+    json: (raw) => (typeof raw === 'string' || raw instanceof Buffer ? JSON.parse(String(raw)) : raw) as JsonValue,
   },
   estimates: MYSQL_ESTIMATES,
   classifyError: (error) => classifyDriverError(error, 'mysql'),

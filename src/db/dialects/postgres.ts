@@ -51,6 +51,7 @@ export const postgresAdapter = {
     commitsDdl: false,
   },
   operators: {
+    asText: (column) => sql`cast(${column} as text)`,
     substringParam: likeSubstring,
     substringTest: (column, param) => sql<SqlBool>`${column} ilike ${param} escape '\\'`,
     likeParam: (tokens) => likeText(tokens),

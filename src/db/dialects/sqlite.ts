@@ -68,6 +68,7 @@ export const sqliteAdapter = {
     commitsDdl: false,
   },
   operators: {
+    asText: (column) => column,
     substringParam: likeSubstring,
     substringTest: (column, param) => sql<SqlBool>`${column} like ${param} escape '\\'`,
     // GLOB is SQLite's case-sensitive LIKE: `*` any run, `?` one character, `[x]` a literal x.
