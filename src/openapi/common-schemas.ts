@@ -205,6 +205,7 @@ export function commonSchemas(): Record<string, JsonSchema> {
         autoGenId: { type: 'boolean' },
         idType: { type: 'string', enum: [...ID_TYPES] },
         filterTargetKey: { type: 'string' },
+        tableName: { type: 'string', description: 'the table, when it is not named after the collection: a system collection\'s corral_ table (users → corral_users), or a table Corral did not create' },
         fields: { type: 'array', items: ref(FIELD_SCHEMA) },
         sortable: { description: 'as sent: true, a sort field name or {name, scopeKey}; the sort field is among `fields`' },
         indexes: {

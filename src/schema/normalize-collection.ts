@@ -79,7 +79,8 @@ export function normalizeCollection(input: unknown, system = false): { def: Coll
   for (const key of ['tableName', 'view'] as const) {
     // The system collections' own tables (corral_users…) are named by the auth layer, never by clients.
     if (key === 'tableName' && system) continue;
-    if (input[key] !== undefined && input[key] !== null) throw invalid(`${key} applies to a table Corral did not create (managed: false) only`, key);
+    // NocoBase's UI sends `view: false` and `tableName` equal to the name: they ask for nothing.
+    if (!asksForNothing(key, input[key], input.name)) throw invalid(`${key} applies to a table Corral did not create (managed: false) only`, key);
   }
   if (input.managed !== undefined && input.managed !== true) throw invalid('managed must be true or false', 'managed');
   for (const key of Object.keys(input)) {
