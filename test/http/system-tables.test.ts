@@ -129,6 +129,9 @@ for (const dialect of DIALECTS) {
       for (const name of systemCollectionNames()) expect(tables).not.toContain(name);
       expect(tables.every((name) => name.startsWith('corral_'))).toBe(true);
       for (const name of systemCollectionNames()) expect(ctx.built.schema.snapshot.get(name)?.table).toBe(SYSTEM_COLLECTION_TABLES[name]);
+      const users = await ctx.api.get('/api/collections:get?filterByTk=users');
+      expect(users.status, users.text).toBe(200);
+      expect(users.body.data).toMatchObject({ name: 'users', tableName: 'corral_users' });
     });
 
     it('serves every auth flow under the usual API names', async () => {
