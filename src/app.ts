@@ -31,6 +31,7 @@ import { ChangeFeed, DEFAULT_CHANGES_POLL_MS, DEFAULT_CHANGES_RETENTION_MS } fro
 import { ensureChangesTables } from './changes/changes-table.js';
 import { outboxHook } from './changes/outbox.js';
 import { DEFAULT_WEBHOOK_RETRY_BASE_MS, ensureWebhookTables, WebhookService, type RootCheck } from './webhooks/webhook-service.js';
+import { WEBHOOKS } from './webhooks/webhook-definitions.js';
 import { writeFastPathOf } from './write-paths/write-fast-path-of.js';
 
 export interface BuiltApp {
@@ -83,7 +84,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const listen = listenUrl === undefined ? {} : { listenUrl, connectMs: config.dbConnectTimeoutMs };
   const pollMs = config.changesPollMs ?? DEFAULT_CHANGES_POLL_MS;
   const changes = new ChangeFeed(database, { pollMs, retentionMs: config.changesRetentionMs ?? DEFAULT_CHANGES_RETENTION_MS, ...listen, log: app.log });
-  const webhooks = new WebhookService(database, changes, { retryBaseMs: config.webhookRetryBaseMs ?? DEFAULT_WEBHOOK_RETRY_BASE_MS, allowPrivate: config.webhookAllowPrivate ?? false, pollMs, log: app.log });
+  // The webhooks collection's table, read once the schema is loaded (a system table: it never changes after).
+  let webhooksTable: string = WEBHOOKS;
+  const webhooks = new WebhookService(database, changes, { retryBaseMs: config.webhookRetryBaseMs ?? DEFAULT_WEBHOOK_RETRY_BASE_MS, allowPrivate: config.webhookAllowPrivate ?? false, pollMs, log: app.log, table: () => webhooksTable });
   const authenticator = config.auth.enabled ? new Authenticator(database, config.auth, () => schema.snapshot, app.log, options.clock, store.shapes) : undefined;
   const propagation = new Propagation({
     database,
@@ -108,7 +111,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await authenticator?.init(config.schemaPollMs);
     await ensureChangesTables(database.db, database.dialect);
     store.outbox(outboxHook(() => schema.snapshot), writeFastPathOf(database));
-    await ensureWebhookTables(database, schema.snapshot.get('webhooks'));
+    webhooksTable = schema.snapshot.get(WEBHOOKS)?.table ?? WEBHOOKS;
+    await ensureWebhookTables(database, schema.snapshot.get(WEBHOOKS));
     store.afterCommit(() => {
       changes.wake();
       webhooks.wake();

@@ -76,7 +76,7 @@ export async function apiKeyRoles(
   request: { id: string; token: string; user: Principal['user']; held: readonly string[] },
 ): Promise<string[]> {
   const { id, token, user, held } = request;
-  const key = await database.db.selectFrom(API_KEYS).select(['role', 'tokenHash', 'userId', 'createdAt']).where('id', '=', id).executeTakeFirst();
+  const key = await database.db.selectFrom(keys.table).select(['role', 'tokenHash', 'userId', 'createdAt']).where('id', '=', id).executeTakeFirst();
   if (key === undefined || key.tokenHash !== tokenHash(token) || String(key.userId) !== String(user.id)) {
     throw new ApiError('AUTH_INVALID_TOKEN', 'the API key has been revoked');
   }

@@ -92,7 +92,7 @@ export class Authenticator {
     const roles = this.snapshot().get(ROLES);
     if (roles === undefined) return [];
     const fields = ['name', 'resources'].map((name) => roles.fields.get(name)!);
-    const rows = await this.database.db.selectFrom(ROLES).select(['name', 'resources']).execute();
+    const rows = await this.database.db.selectFrom(roles.table).select(['name', 'resources']).execute();
     return scopeUses(rows.map((row) => roles.decode(row as Record<string, unknown>, fields)), id);
   }
 
@@ -105,8 +105,10 @@ export class Authenticator {
     if (typeof account !== 'string' || typeof password !== 'string' || account === '') {
       throw new ApiError('BODY_INVALID', 'auth:signIn needs {"account": <email or username>, "password": <string>}');
     }
+    const users = this.snapshot().get(USERS);
+    if (users === undefined) throw new ApiError('AUTH_BAD_CREDENTIALS');
     const row = await this.database.db
-      .selectFrom(USERS)
+      .selectFrom(users.table)
       .select(['id', 'password'])
       .where((eb) => eb.or([eb('email', '=', account), eb('username', '=', account)]))
       .executeTakeFirst();

@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/database.js';
 import { hashPassword } from '../schema/field-types/password-type.js';
 import type { SchemaManager } from '../schema/schema-manager.js';
+import { SYSTEM_COLLECTION_TABLES } from '../schema/system-collection-tables.js';
 import { WEBHOOKS_DEFINITION } from '../webhooks/webhook-definitions.js';
 
 export const USERS = 'users';
@@ -24,10 +25,15 @@ const CREATE_ATTEMPTS = 5;
 /** `apiKeys.roleName`: the key's role, under NocoBase's name (added to an apiKeys collection made before it existed). */
 const ROLE_NAME_FIELD = { name: 'roleName', type: 'string', length: 63 } as const;
 
-/** The system collections, created at first start through the schema API like any other. */
+/**
+ * The system collections, created at first start through the schema API like any other, each
+ * on its `corral_…` table (schema/system-collection-tables.ts). One stored already (an earlier
+ * version's, without `tableName`) is kept as it is: its table stays named after it.
+ */
 const DEFINITIONS: readonly Record<string, unknown>[] = [
   {
     name: ROLES,
+    tableName: SYSTEM_COLLECTION_TABLES.roles,
     autoGenId: false,
     fields: [
       { name: 'name', type: 'string', primaryKey: true, allowNull: false, length: 63 },
@@ -38,6 +44,7 @@ const DEFINITIONS: readonly Record<string, unknown>[] = [
   },
   {
     name: USERS,
+    tableName: SYSTEM_COLLECTION_TABLES.users,
     fields: [
       { name: 'email', type: 'string', unique: true, allowNull: false },
       { name: 'username', type: 'string', unique: true },
@@ -49,6 +56,7 @@ const DEFINITIONS: readonly Record<string, unknown>[] = [
   },
   {
     name: API_KEYS,
+    tableName: SYSTEM_COLLECTION_TABLES.apiKeys,
     fields: [
       { name: 'name', type: 'string', allowNull: false },
       { name: 'role', type: 'string', allowNull: false },
@@ -61,6 +69,7 @@ const DEFINITIONS: readonly Record<string, unknown>[] = [
   },
   {
     name: SCOPES,
+    tableName: SYSTEM_COLLECTION_TABLES.rolesResourcesScopes,
     fields: [
       { name: 'key', type: 'string', unique: true },
       { name: 'name', type: 'string' },
@@ -72,6 +81,11 @@ const DEFINITIONS: readonly Record<string, unknown>[] = [
   // Root-only (permissions.ts); its secrets live beside the delivery state (src/webhooks/).
   WEBHOOKS_DEFINITION,
 ];
+
+/** The system collections' definitions as created on a new database (tests build an earlier version's layout from them). */
+export function systemCollectionDefinitions(): readonly Record<string, unknown>[] {
+  return DEFINITIONS;
+}
 
 /**
  * Creates the missing system collections, the root role and, when no user exists yet, the
@@ -122,27 +136,29 @@ export async function ensureAuthCollections(
   if (schema.snapshot.get(API_KEYS)?.fields.has(ROLE_NAME_FIELD.name) === false) {
     try {
       await schema.createField(API_KEYS, ROLE_NAME_FIELD);
-      await db.updateTable(API_KEYS).set({ roleName: sql.ref('role') }).where('roleName', 'is', null).execute();
+      await db.updateTable(schema.snapshot.get(API_KEYS)!.table).set({ roleName: sql.ref('role') }).where('roleName', 'is', null).execute();
     } catch (error) {
       await schema.reload();
       if (schema.snapshot.get(API_KEYS)?.fields.has(ROLE_NAME_FIELD.name) !== true) throw error;
     }
   }
-  const rootRole = () => db.selectFrom(ROLES).select('name').where('name', '=', ROOT_ROLE).executeTakeFirst();
+  // Each system collection's table as stored: `corral_…`, or its name on a database an earlier version made.
+  const table = (collection: string): string => schema.snapshot.get(collection)!.table;
+  const rootRole = () => db.selectFrom(table(ROLES)).select('name').where('name', '=', ROOT_ROLE).executeTakeFirst();
   if ((await rootRole()) === undefined) {
     try {
-      await db.insertInto(ROLES).values(encode(ROLES, { name: ROOT_ROLE, title: 'Root', strategy: { actions: [...GRANT_ACTIONS] } })).execute();
+      await db.insertInto(table(ROLES)).values(encode(ROLES, { name: ROOT_ROLE, title: 'Root', strategy: { actions: [...GRANT_ACTIONS] } })).execute();
     } catch (error) {
       // A concurrent first start may have inserted it: fine if it is there now.
       if ((await rootRole()) === undefined) throw error;
     }
   }
-  const anyUser = await db.selectFrom(USERS).select('id').limit(1).executeTakeFirst();
+  const anyUser = await db.selectFrom(table(USERS)).select('id').limit(1).executeTakeFirst();
   if (anyUser !== undefined) return;
   const password = root.password ?? randomBytes(GENERATED_PASSWORD_BYTES).toString('base64url');
   try {
     await db
-      .insertInto(USERS)
+      .insertInto(table(USERS))
       .values(encode(USERS, { email: root.email, username: 'root', nickname: 'Root', password: await hashPassword(password), roles: [ROOT_ROLE] }))
       .execute();
   } catch (error) {

@@ -22,7 +22,7 @@ export class SystemReads {
     const { db, dialect } = this.database;
     const rows = await this.shapes.run<Row>(db, collection, dialect, (pass: SqlPass) => {
       pass.key += `auth.all:${columns.join(',')}`;
-      return pass.emit ? db.selectFrom(collection.name).select([...columns]) : undefined;
+      return pass.emit ? db.selectFrom(collection.table).select([...columns]) : undefined;
     });
     const fields = columns.map((name) => collection.fields.get(name)!);
     return rows.map((row) => collection.decode(row, fields));
@@ -38,7 +38,7 @@ export class SystemReads {
       (pass: SqlPass) => {
         pass.key += `auth.byId:${columns.join(',')}`;
         const value = pass.value(id);
-        return pass.emit ? db.selectFrom(collection.name).select([...columns]).where(collection.key.name, '=', value) : undefined;
+        return pass.emit ? db.selectFrom(collection.table).select([...columns]).where(collection.key.name, '=', value) : undefined;
       },
       true,
     );

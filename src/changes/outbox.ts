@@ -1,4 +1,4 @@
-import type { Collection, Item, Row } from '../schema/collection.js';
+import { selection, type Collection, type Item, type Row } from '../schema/collection.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import { canonical } from '../store/canonical.js';
 import type { Change, ChangeSet } from '../store/change-set.js';
@@ -104,9 +104,9 @@ async function readBack(unit: UnitOfWork, collection: Collection, keys: unknown[
   for (let start = 0; start < keys.length; start += READ_BACK_CHUNK) {
     const values = keys.slice(start, start + READ_BACK_CHUNK).map((value) => key.type.toDb(value, unit.dialect));
     const rows = (await unit.db
-      .selectFrom(collection.name)
-      .select(collection.visible.map((field) => field.name))
-      .where(key.name, 'in', values)
+      .selectFrom(collection.table)
+      .select(collection.visible.map((field) => selection(field)))
+      .where(key.column, 'in', values)
       .execute()) as Row[];
     for (const row of rows) out.set(String(canonical(key, row[key.name], unit.dialect)), row);
   }

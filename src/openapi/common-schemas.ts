@@ -210,7 +210,7 @@ export function commonSchemas(): Record<string, JsonSchema> {
         idType: { type: 'string', enum: [...ID_TYPES] },
         filterTargetKey: { type: 'string', description: "'' for a collection without a key (a view): read by filter only" },
         managed: { type: 'boolean', description: 'false: a table Corral did not create; never altered by Corral (docs/existing-databases.md)' },
-        tableName: { type: 'string', description: 'managed false: the real table or view, when not named like the collection' },
+        tableName: { type: 'string', description: 'the table, when it is not named after the collection: a system collection\'s corral_ table (users → corral_users), or a table Corral did not create' },
         view: { type: 'boolean', description: 'a view or materialized view: read-only' },
         fields: { type: 'array', items: ref(FIELD_SCHEMA) },
         sortable: { description: 'as sent: true, a sort field name or {name, scopeKey}; the sort field is among `fields`' },

@@ -2,12 +2,11 @@ import { sql, type Transaction } from 'kysely';
 import type { DynamicDb } from '../db/database.js';
 import { ApiError } from '../errors/api-error.js';
 import { invalid } from './normalize-field.js';
+import { tableOf } from './table-of.js';
 import type { CollectionDef } from './types.js';
 
 /** Corral's own tables (corral_collections, corral_changes…): never served as collections. */
 export const SYSTEM_TABLE_PREFIX = 'corral_';
-
-const tableOf = (def: CollectionDef): string => (def.schema === undefined ? '' : `${def.schema}.`) + (def.tableName ?? def.name);
 
 /**
  * Before an unmanaged definition is stored: its table is no other collection's and not one of

@@ -3,6 +3,7 @@ import { isRecord } from '../is-record.js';
 import { FIELD_TYPES } from './field-types/index.js';
 import { indexName } from './index-name.js';
 import { invalid } from './normalize-field.js';
+import { tableOf } from './table-of.js';
 import { NAME_PATTERN, type CollectionDef, type IndexDef } from './types.js';
 
 /** At most this many `indexes` per collection, each over at most this many fields (MySQL takes 16 columns, PostgreSQL 32). */
@@ -21,12 +22,13 @@ export function defaultIndexName(collection: string, fields: readonly string[], 
 /** Every index name a collection's table uses besides its `indexes`: per-field, pair-unique and foreign key names. */
 function otherNames(def: CollectionDef): string[] {
   const names: string[] = [];
+  const table = tableOf(def);
   for (const field of def.fields) {
-    if (field.unique) names.push(indexName('uq', def.name, field.name));
-    if (field.index && !field.unique) names.push(indexName('ix', def.name, field.name));
-    if (field.references !== undefined) names.push(indexName('fk', def.name, field.name));
+    if (field.unique) names.push(indexName('uq', table, field.name));
+    if (field.index && !field.unique) names.push(indexName('ix', table, field.name));
+    if (field.references !== undefined) names.push(indexName('fk', table, field.name));
   }
-  for (const columns of def.uniques ?? []) names.push(indexName('uq', def.name, columns.join('_')));
+  for (const columns of def.uniques ?? []) names.push(indexName('uq', table, columns.join('_')));
   return names;
 }
 

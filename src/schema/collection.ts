@@ -2,6 +2,7 @@ import type { FieldType } from './field-type.js';
 import { FIELD_TYPES } from './field-types/index.js';
 import { compileFieldValidator, type FieldValidator } from './field-validator.js';
 import { decoderOf } from './row-decoder.js';
+import { tableOf } from './table-of.js';
 import type { CollectionDef, Dialect, FieldDef, JsonValue, RelationDef } from './types.js';
 
 /** A field ready for requests: its definition with its type and validator resolved once. */
@@ -131,7 +132,7 @@ export function compileCollection(def: CollectionDef, dialect: Dialect): Collect
   if (primaryKey === undefined || key === undefined) throw new Error(`collection ${def.name} has no usable key`);
   return {
     name: def.name,
-    table: (def.schema === undefined ? '' : `${def.schema}.`) + (def.tableName ?? def.name),
+    table: tableOf(def),
     def,
     managed: def.managed !== false,
     view: def.view === true,

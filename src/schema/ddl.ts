@@ -3,6 +3,7 @@ import type { DynamicDb } from '../db/database.js';
 import type { ColumnSpec, DialectAdapter } from '../db/dialects/dialect-adapter.js';
 import { FIELD_TYPES } from './field-types/index.js';
 import { indexName } from './index-name.js';
+import { tableOf, type TableOfCollection } from './table-of.js';
 import type { CollectionDef, FieldDef, IndexDef } from './types.js';
 
 type Trx = Transaction<DynamicDb>;
@@ -30,12 +31,12 @@ function defaultLiteral(field: FieldDef, adapter: DialectAdapter): unknown {
 
 const ON_DELETE_SQL = { 'SET NULL': 'set null', CASCADE: 'cascade', RESTRICT: 'restrict' } as const;
 
-function defineColumn(field: FieldDef, adapter: DialectAdapter) {
+function defineColumn(field: FieldDef, adapter: DialectAdapter, tables: TableOfCollection) {
   return (column: ColumnDefinitionBuilder): ColumnDefinitionBuilder => {
     let c = column;
     // Where a constraint cannot be added later (SQLite), foreign keys are declared with the column.
     if (adapter.ddl.foreignKeys === 'inline' && field.references !== undefined) {
-      c = c.references(`${field.references.collection}.${field.references.key}`).onDelete(ON_DELETE_SQL[field.references.onDelete]);
+      c = c.references(`${tables(field.references.collection)}.${field.references.key}`).onDelete(ON_DELETE_SQL[field.references.onDelete]);
     }
     if (field.primaryKey === true) c = c.primaryKey();
     if (field.autoIncrement === true) c = adapter.ddl.identity(c);
@@ -52,17 +53,17 @@ function defineColumn(field: FieldDef, adapter: DialectAdapter) {
  * the collection's `indexes` (`createCollectionIndex`): MySQL would otherwise take one of
  * those for a foreign key and refuse to drop it later.
  */
-export async function createTable(trx: Trx, def: CollectionDef, adapter: DialectAdapter, collation?: string, made?: () => void): Promise<void> {
-  await createBareTable(trx, def, def.name, adapter, collation);
+export async function createTable(trx: Trx, def: CollectionDef, adapter: DialectAdapter, tables: TableOfCollection, collation?: string, made?: () => void): Promise<void> {
+  await createBareTable(trx, def, tableOf(def), adapter, tables, collation);
   // From here the table is this step's own: a failure after it may drop it (schema-work.ts).
   made?.();
   await createFieldIndexes(trx, def);
 }
 
-async function createBareTable(trx: Trx, def: CollectionDef, table: string, adapter: DialectAdapter, collation?: string): Promise<void> {
+async function createBareTable(trx: Trx, def: CollectionDef, table: string, adapter: DialectAdapter, tables: TableOfCollection, collation?: string): Promise<void> {
   let builder = trx.schema.createTable(table);
   for (const field of def.fields) {
-    builder = builder.addColumn(field.name, sql.raw(columnType(field, adapter)), defineColumn(field, adapter));
+    builder = builder.addColumn(field.name, sql.raw(columnType(field, adapter)), defineColumn(field, adapter, tables));
   }
   const options = adapter.ddl.tableOptions(collation);
   if (options !== undefined) builder = builder.modifyEnd(options);
@@ -70,15 +71,16 @@ async function createBareTable(trx: Trx, def: CollectionDef, table: string, adap
 }
 
 async function createFieldIndexes(trx: Trx, def: CollectionDef): Promise<void> {
-  for (const field of def.fields) await createIndexes(trx, def.name, field);
+  const table = tableOf(def);
+  for (const field of def.fields) await createIndexes(trx, table, field);
   for (const columns of def.uniques ?? []) {
-    await trx.schema.createIndex(indexName('uq', def.name, columns.join('_'))).on(def.name).columns(columns).unique().execute();
+    await trx.schema.createIndex(indexName('uq', table, columns.join('_'))).on(table).columns(columns).unique().execute();
   }
 }
 
 async function createAllIndexes(trx: Trx, def: CollectionDef): Promise<void> {
   await createFieldIndexes(trx, def);
-  for (const index of def.indexes ?? []) await createCollectionIndex(trx, def.name, index);
+  for (const index of def.indexes ?? []) await createCollectionIndex(trx, tableOf(def), index);
 }
 
 /** One entry of a collection's `indexes` (collection-indexes.ts). */
@@ -95,12 +97,12 @@ export async function dropCollectionIndex(trx: Trx, table: string, index: IndexD
 }
 
 /** The foreign key constraint of a relation's key column, where keys are constraints. */
-export async function addForeignKey(trx: Trx, table: string, field: FieldDef, adapter: DialectAdapter): Promise<void> {
+export async function addForeignKey(trx: Trx, table: string, field: FieldDef, adapter: DialectAdapter, tables: TableOfCollection): Promise<void> {
   const ref = field.references;
   if (adapter.ddl.foreignKeys === 'inline' || ref === undefined) return;
   await trx.schema
     .alterTable(table)
-    .addForeignKeyConstraint(indexName('fk', table, field.name), [field.name], ref.collection, [ref.key], (c) => c.onDelete(ON_DELETE_SQL[ref.onDelete]))
+    .addForeignKeyConstraint(indexName('fk', table, field.name), [field.name], tables(ref.collection), [ref.key], (c) => c.onDelete(ON_DELETE_SQL[ref.onDelete]))
     .execute();
 }
 
@@ -110,13 +112,14 @@ export async function addForeignKey(trx: Trx, table: string, field: FieldDef, ad
  * foreign keys off (the adapter's `schemaTransaction`), which is what keeps the old table's
  * drop from cascading.
  */
-export async function rebuildTable(trx: Trx, next: CollectionDef, adapter: DialectAdapter): Promise<void> {
-  const temp = `${next.name}__rebuild`;
-  await createBareTable(trx, next, temp, adapter);
+export async function rebuildTable(trx: Trx, next: CollectionDef, adapter: DialectAdapter, tables: TableOfCollection): Promise<void> {
+  const table = tableOf(next);
+  const temp = `${table}__rebuild`;
+  await createBareTable(trx, next, temp, adapter, tables);
   const columns = sql.join(next.fields.map((field) => sql.ref(field.name)));
-  await sql`insert into ${sql.table(temp)} (${columns}) select ${columns} from ${sql.table(next.name)}`.execute(trx);
-  await trx.schema.dropTable(next.name).execute();
-  await sql`alter table ${sql.table(temp)} rename to ${sql.table(next.name)}`.execute(trx);
+  await sql`insert into ${sql.table(temp)} (${columns}) select ${columns} from ${sql.table(table)}`.execute(trx);
+  await trx.schema.dropTable(table).execute();
+  await sql`alter table ${sql.table(temp)} rename to ${sql.table(table)}`.execute(trx);
   await createAllIndexes(trx, next);
 }
 
@@ -139,8 +142,8 @@ export async function dropTable(trx: Trx, table: string): Promise<void> {
  * Adds a column to a table that may hold rows. Existing rows get the default value, so a
  * NOT NULL column needs one (checked by the caller).
  */
-export async function addColumn(trx: Trx, table: string, field: FieldDef, adapter: DialectAdapter): Promise<void> {
-  await trx.schema.alterTable(table).addColumn(field.name, sql.raw(columnType(field, adapter)), defineColumn(field, adapter)).execute();
+export async function addColumn(trx: Trx, table: string, field: FieldDef, adapter: DialectAdapter, tables: TableOfCollection): Promise<void> {
+  await trx.schema.alterTable(table).addColumn(field.name, sql.raw(columnType(field, adapter)), defineColumn(field, adapter, tables)).execute();
   if (field.defaultValue !== undefined && field.defaultValue !== null && defaultLiteral(field, adapter) === undefined) {
     const type = FIELD_TYPES[field.type];
     const parsed = type.parse(field.defaultValue, field);
@@ -171,26 +174,26 @@ export async function renameColumn(trx: Trx, table: string, from: FieldDef, to: 
  * database default would still fill rows the client leaves the field out of. Where no
  * column can be altered (SQLite), the table is rebuilt (rows and indexes kept).
  */
-export async function setColumnDefault(trx: Trx, nextDef: CollectionDef, next: FieldDef, adapter: DialectAdapter): Promise<void> {
-  if (adapter.ddl.columnChange === 'rebuildTable') return rebuildTable(trx, nextDef, adapter);
+export async function setColumnDefault(trx: Trx, nextDef: CollectionDef, next: FieldDef, adapter: DialectAdapter, tables: TableOfCollection): Promise<void> {
+  if (adapter.ddl.columnChange === 'rebuildTable') return rebuildTable(trx, nextDef, adapter, tables);
   if (!adapter.ddl.literalDefault(next.type)) return;
   const fallback = defaultLiteral(next, adapter);
-  await trx.schema.alterTable(nextDef.name).alterColumn(next.name, (c) => (fallback === undefined ? c.dropDefault() : c.setDefault(fallback))).execute();
+  await trx.schema.alterTable(tableOf(nextDef)).alterColumn(next.name, (c) => (fallback === undefined ? c.dropDefault() : c.setDefault(fallback))).execute();
 }
 
 /**
  * Changes a column's type or nullability in place (the caller checked that no value is
  * lost), in the adapter's way (`columnChange`).
  */
-export async function alterColumn(trx: Trx, nextDef: CollectionDef, current: FieldDef, next: FieldDef, adapter: DialectAdapter): Promise<void> {
-  const table = nextDef.name;
+export async function alterColumn(trx: Trx, nextDef: CollectionDef, current: FieldDef, next: FieldDef, adapter: DialectAdapter, tables: TableOfCollection): Promise<void> {
+  const table = tableOf(nextDef);
   switch (adapter.ddl.columnChange) {
     case 'rebuildTable':
-      return rebuildTable(trx, nextDef, adapter);
+      return rebuildTable(trx, nextDef, adapter, tables);
     case 'modifyColumn': {
       // MODIFY restates the column; the table's primary key stays, so it is not declared again.
       const restated: FieldDef = { ...next, primaryKey: false, allowNull: next.allowNull && next.primaryKey !== true };
-      await trx.schema.alterTable(table).modifyColumn(next.name, sql.raw(columnType(next, adapter)), defineColumn(restated, adapter)).execute();
+      await trx.schema.alterTable(table).modifyColumn(next.name, sql.raw(columnType(next, adapter)), defineColumn(restated, adapter, tables)).execute();
       return;
     }
     case 'alterColumn':

@@ -76,10 +76,15 @@ export function findField(fields: readonly FieldDef[], name: string): FieldDef |
 export function normalizeCollection(input: unknown, system = false): { def: CollectionDef; relationInputs: Record<string, unknown>[]; indexes: unknown } {
   if (!isRecord(input)) throw invalid('the body must be a collection definition object');
   if (input.managed === false) return normalizeUnmanaged(input, system);
-  if (input.tableName !== undefined && input.tableName !== null && input.tableName !== input.name) throw invalid('tableName applies to a table Corral did not create (managed: false) only', 'tableName');
+  for (const key of ['tableName', 'view'] as const) {
+    // The system collections' own tables (corral_users…) are named by the auth layer, never by clients.
+    if (key === 'tableName' && system) continue;
+    // NocoBase's UI sends `view: false` and `tableName` equal to the name: they ask for nothing.
+    if (!asksForNothing(key, input[key], input.name)) throw invalid(`${key} applies to a table Corral did not create (managed: false) only`, key);
+  }
   if (input.managed !== undefined && input.managed !== true) throw invalid('managed must be true or false', 'managed');
   for (const key of Object.keys(input)) {
-    if (key === 'managed' || key === 'tableName') continue;
+    if (key === 'managed' || (key === 'tableName' && system)) continue;
     const unsupported = UNSUPPORTED_COLLECTION_OPTIONS[key];
     if (unsupported !== undefined && !asksForNothing(key, input[key], input.name)) throw invalid(unsupported, key);
     if (unsupported === undefined && !COLLECTION_OPTIONS.has(key)) throw invalid(`unknown collection option ${key}`, key);
@@ -137,6 +142,7 @@ export function normalizeCollection(input: unknown, system = false): { def: Coll
   }
   const def: CollectionDef = { name, timestamps: stamps.createdAt || stamps.updatedAt, autoGenId, idType: idType as IdType, filterTargetKey, fields, relations: [] };
   markStamps(def, stamps);
+  if (system && typeof input.tableName === 'string' && input.tableName !== name) def.tableName = input.tableName;
   if (typeof input.title === 'string') def.title = input.title;
   if (typeof input.description === 'string') def.description = input.description;
   if (input.sortable !== undefined && input.sortable !== null) def.sortable = input.sortable as JsonValue;

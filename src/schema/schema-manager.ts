@@ -17,6 +17,7 @@ import { ensureSystemTables, readDefinitions, readSchemaVersion, updateDefinitio
 import { SchemaSnapshot } from './schema-snapshot.js';
 import { isRelationInput } from './resolve-relation.js';
 import { SchemaWork } from './schema-work.js';
+import { tableOf, tablesOf } from './table-of.js';
 import { applySchemaFile } from './apply-schema-file.js';
 import { runDdl, runSchemaChange, type ApplyChange } from './run-schema-change.js';
 import { updateCollection } from './update-collection.js';
@@ -257,8 +258,8 @@ export class SchemaManager {
       }
       if (def.fields.length >= MAX_FIELDS_PER_COLLECTION) throw invalid(`a collection has at most ${MAX_FIELDS_PER_COLLECTION} fields`, 'fields');
       await this.ddl(
-        () => addColumn(trx, def.name, field, this.#adapter),
-        async () => dropColumn(trx, def.name, { ...field, unique: false, index: false }, this.#adapter),
+        () => addColumn(trx, tableOf(def), field, this.#adapter, tablesOf(defs)),
+        async () => dropColumn(trx, tableOf(def), { ...field, unique: false, index: false }, this.#adapter),
       );
       await updateDefinition(trx, { ...def, fields: [...def.fields, field] });
     });
@@ -297,7 +298,7 @@ export class SchemaManager {
       if (defs.some((other) => (other.relations ?? []).some((r) => (r.sourceKey === fieldName && other.name === collectionName) || (r.targetKey === fieldName && r.target === collectionName)))) {
         throw invalid(`${fieldName} is the key a relation points at`, fieldName);
       }
-      await this.ddl(() => dropColumn(trx, def.name, field, this.#adapter));
+      await this.ddl(() => dropColumn(trx, tableOf(def), field, this.#adapter));
       await updateDefinition(trx, { ...def, fields: def.fields.filter((f) => f !== field) });
     });
   }

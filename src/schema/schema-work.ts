@@ -10,6 +10,7 @@ import { invalid } from './normalize-field.js';
 import { resolveRelation } from './resolve-relation.js';
 import { reverseInput } from './reverse-field.js';
 import { deleteDefinition, insertDefinition, updateDefinition } from './schema-store.js';
+import { tableOf, tablesOf } from './table-of.js';
 import type { CollectionDef, FieldDef, IndexDef, RelationDef } from './types.js';
 
 type Trx = Transaction<DynamicDb>;
@@ -36,9 +37,12 @@ export class SchemaWork {
   readonly #dropped: string[] = [];
   /** Unmanaged definitions replaced by replaceUnmanaged: their indexes are the catalogue's to say. */
   readonly #registered = new Set<string>();
+  /** The tables of the dropped collections (their definitions are gone by \`apply\`). */
+  readonly #droppedTables = new Map<string, string>();
   /** Unmanaged collections among the dropped: their tables stay. */
   readonly #unmanaged = new Set<string>();
   readonly #changed = new Set<string>();
+  /** Columns added to, and dropped from, existing collections (by collection name: \`apply\` finds the table). */
   readonly #addedColumns: { table: string; field: FieldDef }[] = [];
   readonly #droppedColumns: { table: string; field: FieldDef }[] = [];
   /** Each collection's indexes before this change, for those whose `indexes` were replaced. */
@@ -149,6 +153,7 @@ export class SchemaWork {
 
   dropCollection(name: string): void {
     if (unmanaged(this.get(name))) this.#unmanaged.add(name);
+    this.#droppedTables.set(name, tableOf(this.get(name)));
     this.#defs.delete(name);
     this.#dropped.push(name);
   }
@@ -192,17 +197,18 @@ export class SchemaWork {
    */
   async #replaceIndexes(trx: Trx, adapter: DialectAdapter, run: RunStep, name: string, before: readonly IndexDef[]): Promise<void> {
     const { drop, create } = indexChanges(before, this.get(name).indexes ?? []);
+    const table = tableOf(this.get(name));
     const undo: (() => Promise<void>)[] = [];
     let creating: IndexDef | undefined;
     const step = async (): Promise<void> => {
       for (const index of drop) {
-        await dropCollectionIndex(trx, name, index, adapter);
-        undo.unshift(() => createCollectionIndex(trx, name, index));
+        await dropCollectionIndex(trx, table, index, adapter);
+        undo.unshift(() => createCollectionIndex(trx, table, index));
       }
       for (const index of create) {
         creating = index;
-        await createCollectionIndex(trx, name, index);
-        undo.unshift(() => dropCollectionIndex(trx, name, index, adapter));
+        await createCollectionIndex(trx, table, index);
+        undo.unshift(() => dropCollectionIndex(trx, table, index, adapter));
       }
     };
     try {
@@ -218,19 +224,22 @@ export class SchemaWork {
 
   async apply(trx: Trx, adapter: DialectAdapter, run: RunStep, collation?: string): Promise<void> {
     const live = (name: string) => this.#defs.has(name);
+    // DDL names tables, never collections: a system collection's table is \`corral_…\` (table-of.ts).
+    const tables = tablesOf(this.all());
+    const tableOfLive = (name: string) => tableOf(this.get(name));
     // Drops first: key columns, then tables (a through table before what it points at).
     const rebuilt = new Set<string>();
     for (const { table, field } of this.#droppedColumns) {
       if (!live(table)) continue;
       // A key column whose foreign key was declared inline (SQLite) goes with a rebuild of its table.
       if (adapter.ddl.foreignKeys === 'inline' && field.references !== undefined) {
-        if (!rebuilt.has(table)) await run(() => rebuildTable(trx, this.get(table), adapter));
+        if (!rebuilt.has(table)) await run(() => rebuildTable(trx, this.get(table), adapter, tables));
         rebuilt.add(table);
-      } else await run(() => dropColumn(trx, table, field, adapter));
+      } else await run(() => dropColumn(trx, tableOfLive(table), field, adapter));
     }
     for (const name of this.#dropped) {
       // Destroying an unmanaged collection forgets its definition; the table stays.
-      if (!this.#created.includes(name) && !this.#unmanaged.has(name)) await run(() => dropTable(trx, name));
+      if (!this.#created.includes(name) && !this.#unmanaged.has(name)) await run(() => dropTable(trx, this.#droppedTables.get(name) ?? name));
       await deleteDefinition(trx, name);
     }
     const registered = this.#created.filter((name) => live(name) && unmanaged(this.get(name)));
@@ -240,21 +249,21 @@ export class SchemaWork {
       // created it first (two nodes starting on one MySQL database) is that process's to keep.
       let made = false;
       await run(
-        () => createTable(trx, this.get(name), adapter, collation, () => (made = true)),
+        () => createTable(trx, this.get(name), adapter, tables, collation, () => (made = true)),
         async () => {
-          if (made) await dropTable(trx, name);
+          if (made) await dropTable(trx, tableOfLive(name));
         },
       );
     }
     const added = this.#addedColumns.filter(({ table }) => live(table) && !rebuilt.has(table));
-    for (const { table, field } of added) await run(() => addColumn(trx, table, field, adapter));
-    for (const name of created) for (const field of this.get(name).fields) await run(() => addForeignKey(trx, name, field, adapter));
-    for (const { table, field } of added) await run(() => addForeignKey(trx, table, field, adapter));
+    for (const { table, field } of added) await run(() => addColumn(trx, tableOfLive(table), field, adapter, tables));
+    for (const name of created) for (const field of this.get(name).fields) await run(() => addForeignKey(trx, tableOfLive(name), field, adapter, tables));
+    for (const { table, field } of added) await run(() => addForeignKey(trx, tableOfLive(table), field, adapter, tables));
     // A refused index (MySQL: a key longer than 3072 bytes) leaves no table behind where DDL commits at once.
     const dropCreated = async (): Promise<void> => {
-      for (const name of [...created].reverse()) await dropTable(trx, name);
+      for (const name of [...created].reverse()) await dropTable(trx, tableOfLive(name));
     };
-    for (const name of created) for (const index of this.get(name).indexes ?? []) await run(() => createCollectionIndex(trx, name, index), dropCreated);
+    for (const name of created) for (const index of this.get(name).indexes ?? []) await run(() => createCollectionIndex(trx, tableOfLive(name), index), dropCreated);
     for (const [name, before] of this.#indexesBefore) {
       if (live(name) && !created.includes(name) && !rebuilt.has(name) && !unmanaged(this.get(name))) await this.#replaceIndexes(trx, adapter, run, name, before);
     }

@@ -3,6 +3,7 @@ import type { DynamicDb } from '../db/database.js';
 import type { DialectAdapter } from '../db/dialects/dialect-adapter.js';
 import { systemTable } from '../db/system-table.js';
 import { rowTokens } from '../text/search-tokens.js';
+import { tableOf } from './table-of.js';
 import type { CollectionDef } from './types.js';
 
 /**
@@ -97,7 +98,7 @@ export async function reindexSearch(db: Executor, def: CollectionDef | undefined
   let last: unknown;
   let indexed = 0;
   for (;;) {
-    let query = db.selectFrom(def.name).select([key, ...fields]).orderBy(key).limit(REINDEX_BATCH);
+    let query = db.selectFrom(tableOf(def)).select([key, ...fields]).orderBy(key).limit(REINDEX_BATCH);
     if (last !== undefined) query = query.where(key, '>', last);
     const rows = (await query.execute()) as Record<string, unknown>[];
     await insertTokens(db, def.name, column, rows.map((row) => [row[key], fields.map((field) => row[field])]));

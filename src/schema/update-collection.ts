@@ -23,7 +23,9 @@ export function updateCollection(work: SchemaWork, name: string, patch: unknown)
   for (const [key, value] of Object.entries(patch)) {
     if (STORAGE_OPTIONS.includes(key) && (def.managed === false || key !== 'schema')) {
       // Where the rows live: fixed when the collection is made (a registered table's, by its catalogue).
-      if (!sameJson(value, (def as unknown as Record<string, unknown>)[key])) {
+      // tableName equal to the table in use (the name, when none is stored) asks for nothing, as on create.
+      const current = key === 'tableName' && value !== null ? (def.tableName ?? def.name) : (def as unknown as Record<string, unknown>)[key];
+      if (!sameJson(value, current)) {
         if (def.managed === false) throw notManaged(name, `changing ${key}`);
         throw invalid(`${key} cannot be changed after creation`, key);
       }

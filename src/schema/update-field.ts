@@ -8,6 +8,7 @@ import { FIELD_TYPES } from './field-types/index.js';
 import { checkDefault, findField } from './normalize-collection.js';
 import { invalid, normalizeField } from './normalize-field.js';
 import { updateDefinition } from './schema-store.js';
+import { tableOf, tablesOf } from './table-of.js';
 import { SCALAR_TYPES, type CollectionDef, type FieldDef, type ScalarType } from './types.js';
 import { FIELD_UI_OPTIONS } from './ui-options.js';
 import { columnChanges, typeChangeProblem, wideningProblem } from './widening.js';
@@ -70,7 +71,7 @@ export async function updateField(trx: Trx, defs: readonly CollectionDef[], coll
     const referenced = defs.some((other) => other.fields.some((f) => f.references?.collection === def.name && f.references.key === current.name));
     if (referenced && current.type !== next.type) throw invalid(`${fieldName} is the key relations point at; its type cannot change`, fieldName);
     if (current.allowNull && !next.allowNull) {
-      const nulls = await trx.selectFrom(def.name).select(sql<unknown>`count(*)`.as('n')).where(current.name, 'is', null).executeTakeFirst();
+      const nulls = await trx.selectFrom(tableOf(def)).select(sql<unknown>`count(*)`.as('n')).where(current.name, 'is', null).executeTakeFirst();
       if (Number(nulls?.n ?? 0) > 0) {
         throw new ApiError('SCHEMA_CHANGE_UNSAFE', `${fieldName}: ${Number(nulls?.n)} stored rows hold NULL; fill them before making the field required`, { field: fieldName });
       }
@@ -84,16 +85,18 @@ export async function updateField(trx: Trx, defs: readonly CollectionDef[], coll
     if (clash !== undefined && clash !== current) throw new ApiError('FIELD_EXISTS', `field ${next.name} already exists`, { field: next.name });
   }
   const nextDef = { ...def, fields: def.fields.map((field) => (field === current ? next : field)) };
+  const table = tableOf(def);
+  const tables = tablesOf(defs);
   await ddl(async () => {
-    if (next.name !== current.name) await renameColumn(trx, def.name, current, next, adapter);
-    if (current.unique && !next.unique) await dropIndex(trx, def.name, 'uq', next.name, adapter);
-    if (current.index && !current.unique && (!next.index || next.unique)) await dropIndex(trx, def.name, 'ix', next.name, adapter);
+    if (next.name !== current.name) await renameColumn(trx, table, current, next, adapter);
+    if (current.unique && !next.unique) await dropIndex(trx, table, 'uq', next.name, adapter);
+    if (current.index && !current.unique && (!next.index || next.unique)) await dropIndex(trx, table, 'ix', next.name, adapter);
     const added = { ...next, unique: next.unique && !current.unique, index: next.index && !next.unique && !(current.index && !current.unique) };
-    await createIndexes(trx, def.name, added);
-    if (structural) await alterColumn(trx, nextDef, current, next, adapter);
+    await createIndexes(trx, table, added);
+    if (structural) await alterColumn(trx, nextDef, current, next, adapter, tables);
     // A stale database DEFAULT would fill rows the client leaves the field out of (a table rebuild restated it).
     const rebuilt = structural && adapter.ddl.columnChange === 'rebuildTable';
-    if (JSON.stringify(current.defaultValue) !== JSON.stringify(next.defaultValue) && !rebuilt) await setColumnDefault(trx, nextDef, next, adapter);
+    if (JSON.stringify(current.defaultValue) !== JSON.stringify(next.defaultValue) && !rebuilt) await setColumnDefault(trx, nextDef, next, adapter, tables);
   });
   await updateDefinition(trx, nextDef);
   return next;

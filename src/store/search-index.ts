@@ -1,4 +1,4 @@
-import type { Collection } from '../schema/collection.js';
+import { selection, type Collection } from '../schema/collection.js';
 import { deleteTokens, insertTokens, keyColumn, REINDEX_BATCH } from '../schema/search-table.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
@@ -44,9 +44,9 @@ export async function indexChanges(unit: UnitOfWork, root: Collection): Promise<
     for (let start = 0; start < changed.length; start += REINDEX_BATCH) await deleteTokens(unit.db, name, column, changed.slice(start, start + REINDEX_BATCH));
     for (let start = 0; start < live.length; start += REINDEX_BATCH) {
       const rows = (await unit.db
-        .selectFrom(name)
-        .select([key.name, ...fields])
-        .where(key.name, 'in', live.slice(start, start + REINDEX_BATCH))
+        .selectFrom(collection.table)
+        .select([selection(key), ...fields.map((field) => selection(collection.fields.get(field)!))])
+        .where(key.column, 'in', live.slice(start, start + REINDEX_BATCH))
         .execute()) as Record<string, unknown>[];
       await insertTokens(unit.db, name, column, rows.map((row) => [row[key.name], fields.map((field) => row[field])]));
     }

@@ -1,4 +1,5 @@
 import { ApiError } from '../errors/api-error.js';
+import { SYSTEM_COLLECTION_TABLES } from '../schema/system-collection-tables.js';
 import { checkWebhookUrl } from './webhook-url.js';
 
 /** The `webhooks` system collection (its rows: what to send where; the secret is kept beside the delivery state). */
@@ -10,6 +11,7 @@ const MIN_SECRET = 8;
 /** The collection's definition, created at first start with the other system collections. */
 export const WEBHOOKS_DEFINITION = {
   name: WEBHOOKS,
+  tableName: SYSTEM_COLLECTION_TABLES.webhooks,
   fields: [
     { name: 'url', type: 'string', length: 2048, allowNull: false },
     { name: 'collections', type: 'json', allowNull: false },

@@ -41,7 +41,7 @@ export async function moveOldWebhooks(database: Database, collection: Collection
     });
   } catch (error) {
     // Moved by another node meanwhile: its rows are in, the old table gone or going.
-    const moved = await db.selectFrom(collection.name).select('id').limit(1).executeTakeFirst();
+    const moved = await db.selectFrom(collection.table).select('id').limit(1).executeTakeFirst();
     if (moved === undefined && rows.length > 0) throw error;
   }
   await db.schema.dropTable(OLD_WEBHOOKS_TABLE).ifExists().execute();

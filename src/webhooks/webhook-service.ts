@@ -35,6 +35,8 @@ export interface WebhookOptions {
   readonly allowPrivate: boolean;
   readonly pollMs: number;
   readonly log: FeedLog;
+  /** The webhooks collection's table (\`corral_webhook_definitions\`, or \`webhooks\` on a database an earlier version made), known once the schema is loaded. */
+  readonly table: () => string;
 }
 
 type Raw = Record<string, unknown>;
@@ -132,17 +134,18 @@ export class WebhookService {
 
   /** 404 RECORD_NOT_FOUND unless webhook `id` exists. */
   async #exists(id: number): Promise<void> {
-    const row = await this.database.db.selectFrom(WEBHOOKS).select('id').where('id', '=', id).executeTakeFirst();
+    const row = await this.database.db.selectFrom(this.options.table()).select('id').where('id', '=', id).executeTakeFirst();
     if (row === undefined) throw new ApiError('RECORD_NOT_FOUND', `no webhook ${id}`);
   }
 
   /** The definition and state of webhook `id`, or undefined when either is gone. */
   async #hook(id: number): Promise<ReturnType<typeof hookOf> | undefined> {
+    const hooks = this.options.table();
     const row = await this.database.db
-      .selectFrom(WEBHOOKS)
-      .innerJoin(STATE_TABLE, `${STATE_TABLE}.webhook_id`, `${WEBHOOKS}.id`)
-      .select([`${WEBHOOKS}.url`, `${WEBHOOKS}.collections`, `${WEBHOOKS}.actions`, `${WEBHOOKS}.active`, `${STATE_TABLE}.secret`, `${STATE_TABLE}.cursor`])
-      .where(`${WEBHOOKS}.id`, '=', id)
+      .selectFrom(hooks)
+      .innerJoin(STATE_TABLE, `${STATE_TABLE}.webhook_id`, `${hooks}.id`)
+      .select([`${hooks}.url`, `${hooks}.collections`, `${hooks}.actions`, `${hooks}.active`, `${STATE_TABLE}.secret`, `${STATE_TABLE}.cursor`])
+      .where(`${hooks}.id`, '=', id)
       .executeTakeFirst();
     return row === undefined ? undefined : hookOf(row as Raw);
   }
@@ -184,7 +187,7 @@ export class WebhookService {
   async #pass(): Promise<void> {
     const { db } = this.database;
     // Few rows: filtered here, so no boolean is bound (its driver value differs per database).
-    const hooks = ((await db.selectFrom(WEBHOOKS).select(['id', 'active']).execute()) as Raw[]).filter((row) => row.active === true || Number(row.active) === 1);
+    const hooks = ((await db.selectFrom(this.options.table()).select(['id', 'active']).execute()) as Raw[]).filter((row) => row.active === true || Number(row.active) === 1);
     this.#anyActive = hooks.length > 0;
     for (const hook of hooks) {
       if (this.#closed) return;

@@ -112,7 +112,7 @@ for (const dialect of DIALECTS) {
       const events = (await feed(ctx.api, mark)).filter((event) => event.collection === 'apiKeys');
       expect(events.map((event) => [event.action, String(event.key)])).toEqual([['create', String(id)]]);
       expect(JSON.stringify(events)).not.toContain(token);
-      const row = await ctx.built.database.db.selectFrom('apiKeys').select(['tokenHash']).where('id', '=', id).executeTakeFirstOrThrow();
+      const row = await ctx.built.database.db.selectFrom(ctx.built.schema.snapshot.get('apiKeys')!.table).select(['tokenHash']).where('id', '=', id).executeTakeFirstOrThrow();
       expect(row.tokenHash).toBe(createHash('sha256').update(token).digest('base64url'));
       const read = await ctx.api.get(`/api/apiKeys/${id}`);
       expect(read.status).toBe(200);
