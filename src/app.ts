@@ -30,6 +30,10 @@ import { ensureChangesTables } from './changes/changes-table.js';
 import { outboxHook } from './changes/outbox.js';
 import { DEFAULT_WEBHOOK_RETRY_BASE_MS, ensureWebhookTables, WebhookService, type RootCheck } from './webhooks/webhook-service.js';
 import { writeFastPathOf } from './write-paths/write-fast-path-of.js';
+import { registerMultipart } from './http/multipart.js';
+import { startAttachmentFiles } from './files/start-attachment-files.js';
+import type { StagingStorage } from './files/staging-storage.js';
+import { ATTACHMENTS } from './files/attachment-definition.js';
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -37,6 +41,8 @@ export interface BuiltApp {
   schema: SchemaManager;
   /** The data-access layer: register commit hooks here (`store.afterCommit(hook)`). */
   store: Store;
+  /** Attachment storage; `firstSweep` is the orphan sweep started with the app. */
+  files: { readonly files: import('./files/attachment-files.js').AttachmentFiles; readonly firstSweep: Promise<void> };
   /** Signs tokens in and out; absent with CORRAL_AUTH=off. */
   auth?: Authenticator;
   /** This node's reader of the change feed (subscribers, changes:list). */
@@ -63,6 +69,8 @@ export interface BuildOptions {
   readonly isRoot?: RootCheck;
   /** The sign-in limiter's clock (tests move it instead of sleeping); Date.now by default. */
   readonly clock?: () => number;
+  /** Where attachment bytes go instead of CORRAL_STORAGE_DIR (tests). */
+  readonly storage?: StagingStorage;
 }
 
 /** The composition root: the only module that sees every other one. */
@@ -83,6 +91,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const changes = new ChangeFeed(database, { pollMs, retentionMs: config.changesRetentionMs ?? DEFAULT_CHANGES_RETENTION_MS, ...listen, log: app.log });
   const webhooks = new WebhookService(database, changes, { retryBaseMs: config.webhookRetryBaseMs ?? DEFAULT_WEBHOOK_RETRY_BASE_MS, allowPrivate: config.webhookAllowPrivate ?? false, pollMs, log: app.log });
   const authenticator = config.auth.enabled ? new Authenticator(database, config.auth, () => schema.snapshot, app.log, options.clock, store.shapes) : undefined;
+  let files: Awaited<ReturnType<typeof startAttachmentFiles>> | undefined;
   const propagation = new Propagation({
     database,
     pollMs: config.schemaPollMs,
@@ -110,6 +119,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await changes.start();
     webhooks.start();
     await propagation.start();
+    files = await startAttachmentFiles({ config, store, attachments: () => schema.snapshot.get(ATTACHMENTS), storage: options.storage, log: app.log });
   } catch (error) {
     await propagation.close();
     await webhooks.close().catch((closeError: unknown) => app.log.error({ err: closeError }, 'stopping webhook delivery after a failed start failed'));
@@ -132,6 +142,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const metrics = await registerMetrics(app, { config: config.metrics, prefix: config.apiPrefix, database, schema, changes });
   if (authenticator !== undefined) registerStreamTickets(app, authenticator, config.apiPrefix);
   registerBodyParsers(app);
+  // multipart/form-data (uploads, imports): read by the action that takes it (src/http/multipart.ts).
+  registerMultipart(app);
   let closing = false;
   // Request id, shutdown, method, Host and Origin rules, CORS: one hook (src/http/request-gate.ts).
   app.addHook('onRequest', compileRequestGate({ corsOrigins: config.corsOrigins, allowedHosts: config.allowedHosts, listenHost: config.host, isClosing: () => closing }));
@@ -142,7 +154,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerOpenApiRoutes(app, schema, prefix, authenticator === undefined ? undefined : requestAccess(authenticator));
   // Corral Studio at / and /studio/… (CORRAL_STUDIO): its own routes, off the API's path.
   if (config.studio !== false) registerStudio(app, { prefix });
-  const handler = handleRequest({ prefix, dialect: database.dialect, schema, store, changes, webhooks, authenticator, isRoot: options.isRoot });
+  const handler = handleRequest({ prefix, dialect: database.dialect, schema, store, changes, webhooks, authenticator, isRoot: options.isRoot, files: files!.files });
   app.route({ method: [...ALL_METHODS], url: `${prefix}/*`, handler });
 
   let closed = false;
@@ -151,13 +163,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     closed = true;
     closing = true;
     connections.drain();
+    files?.stop();
     await stopInOrder({ app, database, schema, auth: authenticator, changes, webhooks, propagation }, metrics);
   };
-  return { app, database, schema, store, ...(authenticator === undefined ? {} : { auth: authenticator }), changes, webhooks, propagation, close };
+  return { app, database, schema, store, files: files!, ...(authenticator === undefined ? {} : { auth: authenticator }), changes, webhooks, propagation, close };
 }
 
 /** Stops what buildApp started: pollers and feeds first, then the server (its in-flight requests), the pool last. */
-async function stopInOrder(parts: Omit<BuiltApp, 'store' | 'close'>, metrics: { close(): Promise<void> }): Promise<void> {
+async function stopInOrder(parts: Omit<BuiltApp, 'store' | 'close' | 'files'>, metrics: { close(): Promise<void> }): Promise<void> {
   parts.schema.stopPolling();
   parts.auth?.stop();
   await parts.propagation.close();

@@ -5,6 +5,7 @@ import type { Database } from '../db/database.js';
 import { hashPassword } from '../schema/field-types/password-type.js';
 import type { SchemaManager } from '../schema/schema-manager.js';
 import { WEBHOOKS_DEFINITION } from '../webhooks/webhook-definitions.js';
+import { ATTACHMENTS_DEFINITION } from '../files/attachment-definition.js';
 
 export const USERS = 'users';
 export const ROLES = 'roles';
@@ -71,6 +72,8 @@ const DEFINITIONS: readonly Record<string, unknown>[] = [
   },
   // Root-only (permissions.ts); its secrets live beside the delivery state (src/webhooks/).
   WEBHOOKS_DEFINITION,
+  // Uploaded files (docs/files.md): after users, whom createdById points at.
+  ATTACHMENTS_DEFINITION,
 ];
 
 /**

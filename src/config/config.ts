@@ -75,6 +75,12 @@ export interface Config {
   metrics?: MetricsConfig;
   /** Whether JSON answers over 1 KiB are compressed (CORRAL_COMPRESSION; on when unset). */
   compression?: boolean;
+  /** Where attachment bytes live (CORRAL_STORAGE_DIR, default ./storage/uploads). */
+  storageDir?: string;
+  /** Largest uploaded file, in bytes (CORRAL_UPLOAD_MAX_BYTES, default 100 MiB). */
+  uploadMaxBytes?: number;
+  /** Age before the orphan sweep removes unreferenced objects and temp files (CORRAL_UPLOAD_ORPHAN_AGE_MS, default 1 h). */
+  uploadOrphanAgeMs?: number;
 }
 
 /** Where `GET /metrics` is served: on the main port behind a bearer token, or on an address of its own. */

@@ -18,6 +18,8 @@ import type { RootCheck, WebhookService } from '../webhooks/webhook-service.js';
 import { headerText } from './header-text.js';
 import { checkMethod, restAction } from '../request/method-rules.js';
 import { renderResult } from './render-result.js';
+import { firstFilePart } from './multipart.js';
+import type { AttachmentFiles } from '../files/attachment-files.js';
 import { parseResourcePath } from '../request/resource-path.js';
 
 /** What the resource handler works with: the services of one app, nothing else. */
@@ -33,6 +35,8 @@ export interface RequestHandlerParts {
   readonly authenticator: Authenticator | undefined;
   /** Overrides whether a request comes from root (tests); by default the caller's roles decide. */
   readonly isRoot: RootCheck | undefined;
+  /** Attachment storage and upload limits. */
+  readonly files?: AttachmentFiles;
 }
 
 /**
@@ -70,6 +74,8 @@ export function handleRequest(parts: RequestHandlerParts): (request: FastifyRequ
         params,
         body: request.body,
         ...(principal === undefined ? {} : { principal }),
+        ...(request.isMultipart() ? { upload: firstFilePart(request) } : {}),
+        ...(path.association === 'content' ? { download: { range: headerText(request.headers.range), ifNoneMatch: headerText(request.headers['if-none-match']) } } : {}),
       };
       let grants = grantsOfScopes(store.scopesFor(apiRequest, snapshot));
       // Auth off: everyone is root. Else root is the root role (webhooks are root-only).
@@ -90,6 +96,7 @@ export function handleRequest(parts: RequestHandlerParts): (request: FastifyRequ
         changes,
         webhooks,
         isRoot: isRoot ?? (() => root),
+        ...(parts.files === undefined ? {} : { files: parts.files }),
         ...(authenticator === undefined ? {} : { auth: { authenticator, address: request.ip } }),
       };
       return action.run(context);

@@ -10,7 +10,7 @@ import { NAME_PATTERN } from './types.js';
 export const RESERVED_COLLECTION_PREFIXES = ['pg_', 'sqlite_', 'corral_'] as const;
 
 /** Names the API itself uses, or that later system collections will take. */
-export const RESERVED_COLLECTION_NAMES = new Set(['collections', 'fields', 'app', 'docs', 'auth', 'users', 'roles', 'apiKeys', 'rolesResourcesScopes', 'webhooks']);
+export const RESERVED_COLLECTION_NAMES = new Set(['collections', 'fields', 'app', 'docs', 'auth', 'users', 'roles', 'apiKeys', 'rolesResourcesScopes', 'webhooks', 'attachments']);
 
 /** Schema and catalogue names of the supported databases (compared without regard to case). */
 export const CATALOGUE_NAMES = new Set(['information_schema', 'mysql', 'performance_schema', 'sys', 'pg_catalog', 'pg_toast']);
