@@ -56,17 +56,14 @@ async function stageFile(ctx: ActionContext, files: AttachmentFiles, accept: rea
     part.stream.resume();
     throw new ApiError('BODY_INVALID', `the file must be in a part named ${FILE_PART} (got ${part.field.slice(0, 60)})`, { field: FILE_PART });
   }
-  let sourceError: unknown;
-  part.stream.once('error', (error: unknown) => {
-    sourceError = error;
-  });
   let staged: StagedUpload;
   try {
     staged = await stageUpload(files.storage, part.stream as Readable, { maxBytes: files.maxBytes, ...(part.mimetype === undefined ? {} : { mimetype: part.mimetype }) });
   } catch (error) {
     if (error instanceof UploadTooLargeError) throw new ApiError('FILE_TOO_LARGE', `the file is larger than ${files.maxBytes} bytes (CORRAL_UPLOAD_MAX_BYTES)`, { details: { limit: files.maxBytes } });
-    if (sourceError !== undefined || error === sourceError) throw new ApiError('BODY_INVALID', 'the multipart body ended before the file was complete', { cause: error });
-    throw error;
+    // A failure of the disk (an errno with a syscall) is the server's; anything else came from the body.
+    if (error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string') throw error;
+    throw new ApiError('BODY_INVALID', 'the multipart body ended before the file was complete', { cause: error });
   }
   const mimetype = sniffType(staged.head, part.mimetype);
   staged.file.mimetype = mimetype;

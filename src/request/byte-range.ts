@@ -29,7 +29,7 @@ export function parseRange(header: string | undefined, size: number): RangeReque
   }
   const start = Number(first);
   if (!Number.isSafeInteger(start)) return { kind: 'whole' };
-  const end = last === '' ? size - 1 : Number(last);
+  const end = last === '' ? Number.MAX_SAFE_INTEGER : Number(last);
   if (!Number.isSafeInteger(end) || end < start) return { kind: 'whole' };
   if (start >= size) return { kind: 'unsatisfiable' };
   return { kind: 'range', range: { start, end: Math.min(end, size - 1) } };

@@ -95,11 +95,14 @@ function findDef(defs: readonly CollectionDef[], name: string): CollectionDef | 
 export function resolveRelation(given: Record<string, unknown>, source: CollectionDef, defs: readonly CollectionDef[]): RelationPlan {
   if (isAttachmentInput(given)) {
     const { relation, options } = attachmentRelationInput(given, source.name);
-    const plan = resolveRelation(relation, source, defs);
+    const plan = resolvePlain(relation, source, defs);
     plan.relation.attachment = options;
     return plan;
   }
-  const input = given;
+  return resolvePlain(given, source, defs);
+}
+
+function resolvePlain(input: Record<string, unknown>, source: CollectionDef, defs: readonly CollectionDef[]): RelationPlan {
   const name = input.name;
   if (typeof name !== 'string' || !NAME_PATTERN.test(name)) throw invalid(`relation name must match ${NAME_PATTERN.source}`);
   const nameProblem = fieldNameProblem(name);

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { buildApp, type BuildOptions, type BuiltApp } from '../../src/app.js';
 import { DEFAULT_CONFIG, type Config } from '../../src/config/config.js';
@@ -48,6 +51,8 @@ export function testConfig(database: TestDatabase, overrides: Partial<Config> = 
     trustedProxies: [],
     workers: 1,
     auth: { enabled: true, rootEmail: TEST_ROOT.email, rootPassword: TEST_ROOT.password, tokenTtlSeconds: 3600 },
+    // Each app its own attachment storage: the orphan sweep of one never sees another's files.
+    storageDir: mkdtempSync(join(tmpdir(), 'corral-files-')),
     ...overrides,
   };
 }
