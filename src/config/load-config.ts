@@ -221,12 +221,8 @@ function buildConfig(lookup: Lookup): Config {
     const raw = lookup(env);
     if (raw !== undefined) config[key] = integer(raw, DEFAULT_CONFIG[key], 0, 1_000_000_000);
   }
-  const storageDir = lookup('CORRAL_STORAGE_DIR');
-  if (storageDir !== undefined) config.storageDir = storageDir.value;
-  const uploadMax = lookup('CORRAL_UPLOAD_MAX_BYTES');
-  if (uploadMax !== undefined) config.uploadMaxBytes = integer(uploadMax, 100 * 1024 * 1024, 1, Number.MAX_SAFE_INTEGER);
-  const orphanAge = lookup('CORRAL_UPLOAD_ORPHAN_AGE_MS');
-  if (orphanAge !== undefined) config.uploadOrphanAgeMs = integer(orphanAge, 3_600_000, 0, 2_592_000_000);
+  const [storageDir, uploadMax, orphanAge] = (['CORRAL_STORAGE_DIR', 'CORRAL_UPLOAD_MAX_BYTES', 'CORRAL_UPLOAD_ORPHAN_AGE_MS'] as const).map((env) => lookup(env));
+  Object.assign(config, storageDir === undefined ? {} : { storageDir: storageDir.value }, uploadMax === undefined ? {} : { uploadMaxBytes: integer(uploadMax, 0, 1, Number.MAX_SAFE_INTEGER) }, orphanAge === undefined ? {} : { uploadOrphanAgeMs: integer(orphanAge, 0, 0, 2_592_000_000) });
   const cursorSecret = lookup('CORRAL_CURSOR_SECRET');
   if (cursorSecret !== undefined && cursorSecret.value !== '') config.cursorSecret = cursorSecret.value;
   return config;

@@ -1,4 +1,8 @@
-import type { ByteRange } from '../files/file-storage.js';
+/** An inclusive byte range inside the object (the storage's ByteRange has this shape). */
+export interface ByteRange {
+  readonly start: number;
+  readonly end: number;
+}
 
 /** What a `Range` header asks of an object of `size` bytes. */
 export type RangeRequest =
