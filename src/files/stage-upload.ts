@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { StagedFile } from './file-storage.js';
 import { tempPath, unlinkQuietly } from './temp-files.js';
@@ -38,8 +38,21 @@ export async function stageUpload(
   source: Readable,
   options: StageOptions,
 ): Promise<StagedUpload> {
+  // An error the source emits while the temp file is still opening is kept (reading then reports it), not thrown.
+  let sourceError: unknown;
+  const keep = (error: unknown): void => {
+    sourceError ??= error;
+  };
+  source.on('error', keep);
   const path = tempPath(storage.tempDir());
-  const handle = await open(path, 'wx', 0o600);
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'wx', 0o600);
+  } catch (error) {
+    source.off('error', keep);
+    source.destroy();
+    throw error;
+  }
   const hash = createHash('sha256');
   const head: Buffer[] = [];
   let headLength = 0;
@@ -57,12 +70,15 @@ export async function stageUpload(
       hash.update(bytes);
       await writeAll(handle, bytes);
     }
+    if (sourceError !== undefined) throw sourceError;
     await handle.close();
   } catch (error) {
     source.destroy();
     await handle.close().catch(() => undefined);
     await unlinkQuietly(path);
     throw error;
+  } finally {
+    source.off('error', keep);
   }
   return {
     file: { tempPath: path, size, sha256: hash.digest('hex'), mimetype: options.mimetype ?? 'application/octet-stream' },
@@ -70,7 +86,7 @@ export async function stageUpload(
   };
 }
 
-async function writeAll(handle: import('node:fs/promises').FileHandle, bytes: Buffer): Promise<void> {
+async function writeAll(handle: FileHandle, bytes: Buffer): Promise<void> {
   let offset = 0;
   while (offset < bytes.length) {
     const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
