@@ -75,13 +75,34 @@ export interface Config {
   metrics?: MetricsConfig;
   /** Whether JSON answers over 1 KiB are compressed (CORRAL_COMPRESSION; on when unset). */
   compression?: boolean;
-  /** Where attachment bytes live (CORRAL_STORAGE_DIR, default ./storage/uploads). */
-  storageDir?: string;
   /** Largest uploaded file, in bytes (CORRAL_UPLOAD_MAX_BYTES, default 100 MiB). */
   uploadMaxBytes?: number;
   /** Age before the orphan sweep removes unreferenced objects and temp files (CORRAL_UPLOAD_ORPHAN_AGE_MS, default 1 h). */
   uploadOrphanAgeMs?: number;
+  /** Where attachment bytes are stored (CORRAL_STORAGE…); unset means `local` in DEFAULT_CONFIG.storageDir. */
+  storage?: StorageConfig;
 }
+
+/**
+ * Where attachment bytes live (files/open-storage.ts). `dir` is the local directory: the objects'
+ * for `local`, the staging area (`<dir>/.tmp`) of uploads on their way to the bucket for `s3`.
+ */
+export type StorageConfig =
+  | { readonly kind: 'local'; readonly dir: string }
+  | {
+      readonly kind: 's3';
+      readonly dir: string;
+      readonly bucket: string;
+      /** Unset: the AWS SDK's own lookup (AWS_REGION, ~/.aws/config). */
+      readonly region?: string;
+      /** An S3-compatible service's URL; unset: AWS. */
+      readonly endpoint?: string;
+      readonly forcePathStyle: boolean;
+      /** Unset: the AWS SDK's default credential chain. */
+      readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
+      /** Key prefix without a trailing slash, '' for none. */
+      readonly prefix: string;
+    };
 
 /** Where `GET /metrics` is served: on the main port behind a bearer token, or on an address of its own. */
 export type MetricsConfig = { readonly mode: 'token'; readonly token: string } | { readonly mode: 'address'; readonly host: string; readonly port: number };
@@ -117,4 +138,5 @@ export const DEFAULT_CONFIG = {
   tokenTtlSeconds: 7 * 24 * 3600,
   exactCountLimit: 100_000,
   maxOffset: 100_000,
+  storageDir: './storage/uploads',
 } as const;

@@ -10,12 +10,12 @@
  */
 import { availableParallelism } from 'node:os';
 import { SETTINGS, type Setting } from './settings.js';
-import type { Config, LogLevel, MetricsConfig } from './config.js';
-import { DEFAULT_CONFIG } from './config.js';
+import { DEFAULT_CONFIG, type Config, type LogLevel, type MetricsConfig } from './config.js';
 import { ConfigError } from './config-error.js';
 import { parseAllowedHosts, parseCorsOrigins, parseTrustedProxies } from './address-lists.js';
 import { parseDatabaseUrl } from './parse-database-url.js';
 import { quote, type RawSetting as Raw } from './raw-setting.js';
+import { storageConfig } from './storage-settings.js';
 
 export type Command = 'start' | 'schema-export' | 'help' | 'version';
 
@@ -215,14 +215,16 @@ function buildConfig(lookup: Lookup): Config {
     if (compression.value !== 'on' && compression.value !== 'off') throw new ConfigError(`${compression.name} must be on or off (got ${quote(compression.value)})`);
     config.compression = compression.value === 'on';
   }
+  const storage = storageConfig(lookup);
+  if (storage !== undefined) config.storage = storage;
   const schema = lookup('CORRAL_SCHEMA');
   if (schema !== undefined) config.schemaFile = schema.value;
   for (const [env, key] of [['CORRAL_EXACT_COUNT_LIMIT', 'exactCountLimit'], ['CORRAL_MAX_OFFSET', 'maxOffset']] as const) {
     const raw = lookup(env);
     if (raw !== undefined) config[key] = integer(raw, DEFAULT_CONFIG[key], 0, 1_000_000_000);
   }
-  const [storageDir, uploadMax, orphanAge] = (['CORRAL_STORAGE_DIR', 'CORRAL_UPLOAD_MAX_BYTES', 'CORRAL_UPLOAD_ORPHAN_AGE_MS'] as const).map((env) => lookup(env));
-  Object.assign(config, storageDir === undefined ? {} : { storageDir: storageDir.value }, uploadMax === undefined ? {} : { uploadMaxBytes: integer(uploadMax, 0, 1, Number.MAX_SAFE_INTEGER) }, orphanAge === undefined ? {} : { uploadOrphanAgeMs: integer(orphanAge, 0, 0, 2_592_000_000) });
+  const [uploadMax, orphanAge] = (['CORRAL_UPLOAD_MAX_BYTES', 'CORRAL_UPLOAD_ORPHAN_AGE_MS'] as const).map((env) => lookup(env));
+  Object.assign(config, uploadMax === undefined ? {} : { uploadMaxBytes: integer(uploadMax, 0, 1, Number.MAX_SAFE_INTEGER) }, orphanAge === undefined ? {} : { uploadOrphanAgeMs: integer(orphanAge, 0, 0, 2_592_000_000) });
   const cursorSecret = lookup('CORRAL_CURSOR_SECRET');
   if (cursorSecret !== undefined && cursorSecret.value !== '') config.cursorSecret = cursorSecret.value;
   return config;

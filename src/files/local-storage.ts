@@ -1,12 +1,13 @@
 import { copyFile, mkdir, open, readdir, rename, stat, utimes } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
+import { DEFAULT_CONFIG } from '../config/config.js';
 import { contentKey, FileMissingError, type ByteRange, type StagedFile } from './file-storage.js';
 import type { StagingStorage } from './staging-storage.js';
 import { isNotFound, sweepTempDir, tempPath, unlinkQuietly } from './temp-files.js';
 
 /** The default `CORRAL_STORAGE_DIR`, relative to the working directory. */
-export const DEFAULT_STORAGE_DIR = './storage/uploads';
+export const DEFAULT_STORAGE_DIR = DEFAULT_CONFIG.storageDir;
 
 /** The folder under the storage directory that temp files (staged uploads) live in. */
 const TEMP_FOLDER = '.tmp';
