@@ -219,12 +219,10 @@ function buildConfig(lookup: Lookup): Config {
   if (storage !== undefined) config.storage = storage;
   const schema = lookup('CORRAL_SCHEMA');
   if (schema !== undefined) config.schemaFile = schema.value;
-  for (const [env, key] of [['CORRAL_EXACT_COUNT_LIMIT', 'exactCountLimit'], ['CORRAL_MAX_OFFSET', 'maxOffset']] as const) {
+  for (const [env, key, min, max] of [['CORRAL_EXACT_COUNT_LIMIT', 'exactCountLimit', 0, 1e9], ['CORRAL_MAX_OFFSET', 'maxOffset', 0, 1e9], ['CORRAL_UPLOAD_MAX_BYTES', 'uploadMaxBytes', 1, Number.MAX_SAFE_INTEGER], ['CORRAL_UPLOAD_ORPHAN_AGE_MS', 'uploadOrphanAgeMs', 0, 2_592_000_000]] as const) {
     const raw = lookup(env);
-    if (raw !== undefined) config[key] = integer(raw, DEFAULT_CONFIG[key], 0, 1_000_000_000);
+    if (raw !== undefined) config[key] = integer(raw, 0, min, max);
   }
-  const [uploadMax, orphanAge] = (['CORRAL_UPLOAD_MAX_BYTES', 'CORRAL_UPLOAD_ORPHAN_AGE_MS'] as const).map((env) => lookup(env));
-  Object.assign(config, uploadMax === undefined ? {} : { uploadMaxBytes: integer(uploadMax, 0, 1, Number.MAX_SAFE_INTEGER) }, orphanAge === undefined ? {} : { uploadOrphanAgeMs: integer(orphanAge, 0, 0, 2_592_000_000) });
   const cursorSecret = lookup('CORRAL_CURSOR_SECRET');
   if (cursorSecret !== undefined && cursorSecret.value !== '') config.cursorSecret = cursorSecret.value;
   return config;

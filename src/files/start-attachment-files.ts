@@ -6,7 +6,7 @@ import type { Store } from '../store/store.js';
 import { selectWhere } from '../store/write-rows.js';
 import { ATTACHMENTS } from './attachment-definition.js';
 import { AttachmentFiles, DEFAULT_ORPHAN_AGE_MS, DEFAULT_UPLOAD_MAX_BYTES } from './attachment-files.js';
-import { DEFAULT_STORAGE_DIR, LocalStorage } from './local-storage.js';
+import { openStorage } from './open-storage.js';
 import type { StagingStorage } from './staging-storage.js';
 
 /** How often the orphan sweep runs after the one at start. */
@@ -33,7 +33,7 @@ export async function startAttachmentFiles(parts: {
   log: FastifyBaseLogger;
 }): Promise<StartedFiles> {
   const { config, store, log } = parts;
-  const storage = parts.storage ?? (await LocalStorage.open(config.storageDir ?? DEFAULT_STORAGE_DIR));
+  const storage = parts.storage ?? (await openStorage(config));
   const system = { request: { id: 'attachment-files' }, grants: OPEN_GRANTS, log };
   // Asked as the system: whether any row at all names the key, whoever may see it.
   const referenced = async (key: string): Promise<boolean> => {

@@ -16,7 +16,7 @@ const TEXT = Buffer.from('just some words\n');
 for (const dialect of DIALECTS) {
   describe(`attachments on ${dialect}`, () => {
     const dir = mkdtempSync(join(tmpdir(), 'corral-attachments-'));
-    const ctx = useDialectApp(dialect, { storageDir: dir, uploadMaxBytes: MAX });
+    const ctx = useDialectApp(dialect, { storage: { kind: 'local', dir }, uploadMaxBytes: MAX });
     let auth: Record<string, string>;
     let readerAuth: Record<string, string>;
     let reader: TestApi;

@@ -52,7 +52,7 @@ export function testConfig(database: TestDatabase, overrides: Partial<Config> = 
     workers: 1,
     auth: { enabled: true, rootEmail: TEST_ROOT.email, rootPassword: TEST_ROOT.password, tokenTtlSeconds: 3600 },
     // Each app its own attachment storage: the orphan sweep of one never sees another's files.
-    storageDir: mkdtempSync(join(tmpdir(), 'corral-files-')),
+    storage: { kind: 'local', dir: mkdtempSync(join(tmpdir(), 'corral-files-')) },
     ...overrides,
   };
 }
