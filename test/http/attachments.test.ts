@@ -297,3 +297,21 @@ for (const dialect of DIALECTS) {
     });
   });
 }
+
+describe('the OpenAPI document describes uploads and downloads', () => {
+  const ctx = useDialectApp(DIALECTS[0]!);
+  it('has multipart bodies for attachments:create and attachment fields\' create, and the content download with Range', async () => {
+    await ctx.api.collection({ name: 'posts', fields: [{ name: 'files', type: 'attachment' }, { name: 'title', type: 'string' }] });
+    const doc = (await ctx.api.get('/api/openapi.json')).body;
+    const create = doc.paths['/api/attachments:create'].post;
+    expect(Object.keys(create.requestBody.content)).toEqual(['multipart/form-data']);
+    expect(create.parameters.some((parameter: { name?: string }) => parameter.name === 'attachmentField')).toBe(true);
+    expect(Object.keys(doc.paths['/api/posts/{sourceKey}/files:create'].post.requestBody.content)).toEqual(['multipart/form-data']);
+    expect(Object.keys(doc.paths['/api/posts:create'].post.requestBody.content)).toEqual(['application/json']);
+    const content = doc.paths['/api/attachments/{id}/content'].get;
+    expect(content.operationId).toBe('attachments.content.get');
+    expect(Object.keys(content.responses)).toEqual(expect.arrayContaining(['200', '206', '304', '404', '416']));
+    expect(content.parameters.map((parameter: { name?: string; $ref?: string }) => parameter.name)).toEqual(expect.arrayContaining(['id', 'Range', 'If-None-Match']));
+    expect(doc.components.schemas.attachments.properties).toMatchObject({ url: expect.anything(), sha256: expect.anything(), mimetype: expect.anything() });
+  });
+});

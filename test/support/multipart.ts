@@ -1,4 +1,5 @@
 import type { BuiltApp } from '../../src/app.js';
+import { checkContract } from './contract-check.js';
 
 /** A multipart/form-data body as a browser would send it (FormData encoded by undici). */
 export async function multipartBody(parts: { name?: string; bytes: Uint8Array; filename?: string; type?: string }[], fields: Record<string, string> = {}): Promise<{ body: Buffer; contentType: string }> {
@@ -25,6 +26,9 @@ export async function send(built: BuiltApp, method: string, url: string, headers
   } catch {
     json = undefined;
   }
+  // JSON answers (upload rows, errors) must match the OpenAPI document, as every test request's do.
+  const contentType = reply.headers['content-type'];
+  checkContract(method, url, reply.statusCode, typeof contentType === 'string' ? contentType : undefined, json, built.schema.snapshot, '/api');
   return { status: reply.statusCode, headers: reply.headers, raw: reply.rawPayload, json };
 }
 
