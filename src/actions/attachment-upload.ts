@@ -89,6 +89,8 @@ export async function uploadAction(ctx: ActionContext, attachments: Collection, 
   const files = filesOf(ctx);
   const field = relation ?? namedField(ctx);
   requireCreate(ctx, attachments);
+  // A source the caller cannot update (or that does not exist) is 404 before any byte is read.
+  if (relation !== undefined) await loadScope(ctx, relation, ctx.store.read(ctx), 'update');
   const { staged, filename } = await stageFile(ctx, files, field?.def.attachment?.accept);
   const now = new Date();
   const { file } = staged;
