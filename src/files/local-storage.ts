@@ -49,6 +49,10 @@ export class LocalStorage implements StagingStorage {
     return sweepTempDir(this.tempDir(), olderThan);
   }
 
+  close(): void {
+    // Nothing is held open between calls.
+  }
+
   async put(file: StagedFile): Promise<string> {
     if (!HEX_SHA256.test(file.sha256)) throw new TypeError(`not a lower-case hex sha256: ${file.sha256}`);
     const key = contentKey(file.sha256);

@@ -75,20 +75,9 @@ export class S3Storage implements StagingStorage {
     if (!/^[0-9a-f]{64}$/.test(file.sha256)) throw new TypeError(`not a lower-case hex sha256: ${file.sha256}`);
     const key = contentKey(file.sha256);
     const objectKey = this.objectKey(key);
-    if (await this.exists(objectKey)) {
-      await this.touch(objectKey);
-    } else {
-      const command = new this.sdk.PutObjectCommand({
-        Bucket: this.config.bucket,
-        Key: objectKey,
-        Body: createReadStream(file.tempPath),
-        ContentLength: file.size,
-        // Rows say what the bytes are; an object shared by several rows is served by Corral, never as-is.
-        ContentType: 'application/octet-stream',
-      });
-      command.middlewareStack.add(signedPayload(file.sha256), { step: 'build', name: 'corralSignedPayload' });
-      await this.client.send(command);
-    }
+    const stored = await this.modifiedOf(objectKey);
+    // An object already stored is refreshed in place where the service can; else the staged bytes are sent.
+    if (stored === undefined || !(await this.touch(objectKey, stored))) await this.upload(objectKey, file);
     await unlinkQuietly(file.tempPath);
     return key;
   }
@@ -143,22 +132,39 @@ export class S3Storage implements StagingStorage {
     return this.config.prefix === '' ? key : `${this.config.prefix}/${key}`;
   }
 
-  private async exists(objectKey: string): Promise<boolean> {
+  /** The object's LastModified, or undefined when it is not stored. */
+  private async modifiedOf(objectKey: string): Promise<Date | undefined> {
     try {
-      await this.client.send(new this.sdk.HeadObjectCommand({ Bucket: this.config.bucket, Key: objectKey }));
-      return true;
+      const head = await this.client.send(new this.sdk.HeadObjectCommand({ Bucket: this.config.bucket, Key: objectKey }));
+      return head.LastModified ?? new Date(0);
     } catch (error) {
-      if (isNotFound(error)) return false;
+      if (isNotFound(error)) return undefined;
       throw error;
     }
   }
 
+  /** PutObject of the staged file, signed with its sha256 (the service rejects other bytes). */
+  private async upload(objectKey: string, file: StagedFile): Promise<void> {
+    const command = new this.sdk.PutObjectCommand({
+      Bucket: this.config.bucket,
+      Key: objectKey,
+      Body: createReadStream(file.tempPath),
+      ContentLength: file.size,
+      // Rows say what the bytes are; an object shared by several rows is served by Corral, never as-is.
+      ContentType: 'application/octet-stream',
+    });
+    command.middlewareStack.add(signedPayload(file.sha256), { step: 'build', name: 'corralSignedPayload' });
+    await this.client.send(command);
+  }
+
   /**
-   * Sets an existing object's LastModified to now (a copy onto itself, metadata replaced), so an
-   * orphan sweep never takes bytes that a new, not yet committed upload has just put again.
+   * Sets an existing object's LastModified to now by copying it onto itself (metadata replaced;
+   * done by the service, no bytes sent), so an orphan sweep never takes bytes that a new, not yet
+   * committed upload has just put again. False when the service kept the old time (s3rver does;
+   * S3 too within the same second): the caller then sends the bytes again instead.
    */
-  private async touch(objectKey: string): Promise<void> {
-    await this.client.send(
+  private async touch(objectKey: string, modified: Date): Promise<boolean> {
+    const copied = await this.client.send(
       new this.sdk.CopyObjectCommand({
         Bucket: this.config.bucket,
         Key: objectKey,
@@ -167,6 +173,8 @@ export class S3Storage implements StagingStorage {
         ContentType: 'application/octet-stream',
       }),
     );
+    const now = copied.CopyObjectResult?.LastModified;
+    return now !== undefined && now.getTime() > modified.getTime();
   }
 
   private async check(): Promise<void> {

@@ -13,4 +13,6 @@ export interface StagingStorage extends FileStorage {
    * cut-off that is longer than a request may take never touches a live upload.
    */
   sweepTemp(olderThan: Date): Promise<number>;
+  /** Lets go of what the storage holds open (the s3 client's connections); call at shutdown. */
+  close(): void;
 }

@@ -13,6 +13,8 @@ import { fileURLToPath } from 'node:url';
  */
 export interface S3rverProcess {
   endpoint: string;
+  /** Where s3rver keeps the buckets (an object is `<directory>/<bucket>/<key dirs>/<name>._S3rver_object`). */
+  directory: string;
   credentials: { accessKeyId: string; secretAccessKey: string };
   stop(): Promise<void>;
 }
@@ -39,6 +41,7 @@ export async function startS3rver(): Promise<S3rverProcess> {
   child.removeAllListeners('exit');
   return {
     endpoint: `http://127.0.0.1:${port}`,
+    directory,
     credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
     stop: async () => {
       const exited = new Promise((resolve) => child.once('exit', resolve));

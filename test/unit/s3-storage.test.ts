@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -45,13 +45,13 @@ async function bucket(extra: Partial<Extract<StorageConfig, { kind: 's3' }>> = {
 storageContract('s3 (s3rver)', async () => {
   const config = await bucket();
   const storage = await openStorage({ storage: config });
-  return { storage, close: async () => { (storage as S3Storage).close(); await config.cleanup(); } };
+  return { storage, close: async () => { storage.close(); await config.cleanup(); } };
 });
 
 storageContract('s3 (s3rver) under a key prefix', async () => {
   const config = await bucket({ prefix: 'corral/uploads' });
   const storage = await openStorage({ storage: config });
-  return { storage, close: async () => { (storage as S3Storage).close(); await config.cleanup(); } };
+  return { storage, close: async () => { storage.close(); await config.cleanup(); } };
 });
 
 describe('s3 storage', () => {
@@ -72,6 +72,32 @@ describe('s3 storage', () => {
       for await (const entry of storage.list()) listed.push(entry.key);
       expect(listed).toEqual([key]);
       expect(await readdir(storage.tempDir())).toEqual([]);
+    } finally {
+      storage.close();
+      await config.cleanup();
+    }
+  });
+
+  it('refreshes an object\'s LastModified when the same bytes are put again (an orphan sweep must not take them)', async () => {
+    const config = await bucket();
+    const storage = (await openStorage({ storage: config })) as S3Storage;
+    try {
+      const bytes = Buffer.from('put again, s3');
+      const { key } = await store(storage, bytes);
+      // s3rver's LastModified is its file's mtime: set it a day back, as if the object were old.
+      const [first, second, name] = key.split('/');
+      const file = join(server.directory, config.bucket, first!, second!, `${name}._S3rver_object`);
+      const dayAgo = new Date(Date.now() - 86_400_000);
+      await utimes(file, dayAgo, dayAgo);
+      const before = [];
+      for await (const entry of storage.list()) before.push(entry.modified.getTime());
+      expect(before).toEqual([Math.floor(dayAgo.getTime() / 1000) * 1000]);
+      await store(storage, bytes);
+      const after = [];
+      for await (const entry of storage.list()) after.push(entry);
+      expect(after).toHaveLength(1);
+      expect(after[0]!.modified.getTime()).toBeGreaterThan(Date.now() - 60_000);
+      expect((await readAll(await storage.read(key))).equals(bytes)).toBe(true);
     } finally {
       storage.close();
       await config.cleanup();
