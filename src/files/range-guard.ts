@@ -14,6 +14,8 @@ export function exactRange(body: Readable, range: ByteRange, served: { start: nu
   let left = wanted;
   const cut = new Transform({
     transform(chunk: Buffer, _encoding, done) {
+      // Chunks already on their way after the range was complete are dropped.
+      if (left === 0) return done();
       let bytes = chunk;
       if (skip > 0) {
         const dropped = Math.min(skip, bytes.length);
