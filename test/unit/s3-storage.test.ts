@@ -104,6 +104,31 @@ describe('s3 storage', () => {
     }
   });
 
+  it('signs the upload with the staged sha256 as its payload hash (S3 then rejects other bytes)', async () => {
+    const config = await bucket();
+    const storage = (await openStorage({ storage: config })) as S3Storage;
+    try {
+      const sent: Record<string, string>[] = [];
+      // Private access, to watch the requests as signed: the last step before they leave.
+      storage['client'].middlewareStack.add(
+        (next) => async (args) => {
+          const request = args.request as { method?: string; headers?: Record<string, string> };
+          if (request.method === 'PUT' && request.headers !== undefined) sent.push({ ...request.headers });
+          return next(args);
+        },
+        { step: 'finalizeRequest', priority: 'low', name: 'watchSigned' },
+      );
+      const bytes = Buffer.from('signed bytes');
+      const { key } = await store(storage, bytes);
+      expect(sent).toHaveLength(1);
+      expect(sent[0]!['x-amz-content-sha256']).toBe(key.slice(6));
+      expect(sent[0]!.authorization).toMatch(/x-amz-content-sha256/);
+    } finally {
+      storage.close();
+      await config.cleanup();
+    }
+  });
+
   it('lists past one page (ListObjectsV2 continuation)', async () => {
     const config = await bucket({ prefix: 'paged' });
     const storage = (await openStorage({ storage: config }, { listPageSize: 2 })) as S3Storage;
