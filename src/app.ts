@@ -165,6 +165,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     connections.drain();
     files?.stop();
     await stopInOrder({ app, database, schema, auth: authenticator, changes, webhooks, propagation }, metrics);
+    files?.close();
   };
   return { app, database, schema, store, files: files!, ...(authenticator === undefined ? {} : { auth: authenticator }), changes, webhooks, propagation, close };
 }

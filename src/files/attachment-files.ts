@@ -1,4 +1,6 @@
 import { ATTACHMENTS } from './attachment-definition.js';
+import { collectOrphans } from './collect-orphans.js';
+import type { FileStorage } from './file-storage.js';
 import { KeyLocks } from './key-locks.js';
 import type { StagingStorage } from './staging-storage.js';
 
@@ -43,12 +45,19 @@ export class AttachmentFiles {
    */
   async sweepOrphans(olderThan: Date): Promise<{ temp: number; objects: number }> {
     const temp = await this.storage.sweepTemp(olderThan);
-    let objects = 0;
-    for await (const { key, modified } of this.storage.list()) {
-      if (modified.getTime() >= olderThan.getTime()) continue;
-      if (await this.release(key)) objects += 1;
-    }
-    return { temp, objects };
+    const { storage } = this;
+    // Each removal checks again under the key's lock, so an upload of the same bytes in this process never loses them.
+    const guarded: FileStorage = {
+      name: storage.name,
+      put: (file) => storage.put(file),
+      read: (key, range) => storage.read(key, range),
+      list: () => storage.list(),
+      remove: async (key) => {
+        await this.release(key);
+      },
+    };
+    const swept = await collectOrphans(guarded, this.referenced, { minAgeMs: Math.max(0, Date.now() - olderThan.getTime()) });
+    return { temp, objects: swept.removed.length };
   }
 }
 

@@ -18,6 +18,8 @@ export interface StartedFiles {
   readonly firstSweep: Promise<void>;
   /** Stops the periodic sweep. */
   stop(): void;
+  /** Closes the storage (an s3 client's connections), once no request uses it. */
+  close(): void;
 }
 
 /**
@@ -62,5 +64,10 @@ export async function startAttachmentFiles(parts: {
   const firstSweep = sweep();
   const timer = setInterval(() => void sweep(), ORPHAN_SWEEP_INTERVAL_MS);
   timer.unref();
-  return { files, firstSweep, stop: () => clearInterval(timer) };
+  return {
+    files,
+    firstSweep,
+    stop: () => clearInterval(timer),
+    close: () => storage.close(),
+  };
 }
