@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
@@ -122,14 +122,18 @@ export interface DialectApp {
  */
 export function useDialectApp(dialect: Dialect, overrides: Partial<Config> = {}, options: BuildOptions = {}): DialectApp {
   const state = {} as { api: TestApi; built: BuiltApp; database: TestDatabase };
+  let storageDir: string | undefined;
   beforeAll(async () => {
     state.database = await createTestDatabase(dialect);
-    state.built = await buildApp(testConfig(state.database, overrides), options);
+    const config = testConfig(state.database, overrides);
+    storageDir = config.storage?.dir;
+    state.built = await buildApp(config, options);
     state.api = apiFor(state.built);
   });
   afterAll(async () => {
     await state.built?.close();
     await state.database?.drop();
+    if (storageDir !== undefined) rmSync(storageDir, { recursive: true, force: true });
   });
   return state;
 }
