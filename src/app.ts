@@ -33,6 +33,10 @@ import { outboxHook } from './changes/outbox.js';
 import { DEFAULT_WEBHOOK_RETRY_BASE_MS, ensureWebhookTables, WebhookService, type RootCheck } from './webhooks/webhook-service.js';
 import { WEBHOOKS } from './webhooks/webhook-definitions.js';
 import { writeFastPathOf } from './write-paths/write-fast-path-of.js';
+import { registerMultipart } from './http/multipart.js';
+import { startAttachmentFiles } from './files/start-attachment-files.js';
+import type { StagingStorage } from './files/staging-storage.js';
+import { ATTACHMENTS } from './files/attachment-definition.js';
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -40,6 +44,8 @@ export interface BuiltApp {
   schema: SchemaManager;
   /** The data-access layer: register commit hooks here (`store.afterCommit(hook)`). */
   store: Store;
+  /** Attachment storage; `firstSweep` is the orphan sweep started with the app. */
+  files: { readonly files: import('./files/attachment-files.js').AttachmentFiles; readonly firstSweep: Promise<void> };
   /** Signs tokens in and out; absent with CORRAL_AUTH=off. */
   auth?: Authenticator;
   /** This node's reader of the change feed (subscribers, changes:list). */
@@ -66,6 +72,8 @@ export interface BuildOptions {
   readonly isRoot?: RootCheck;
   /** The sign-in limiter's clock (tests move it instead of sleeping); Date.now by default. */
   readonly clock?: () => number;
+  /** Where attachment bytes go instead of CORRAL_STORAGE_DIR (tests). */
+  readonly storage?: StagingStorage;
 }
 
 /** The composition root: the only module that sees every other one. */
@@ -88,6 +96,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   let webhooksTable: string = WEBHOOKS;
   const webhooks = new WebhookService(database, changes, { retryBaseMs: config.webhookRetryBaseMs ?? DEFAULT_WEBHOOK_RETRY_BASE_MS, allowPrivate: config.webhookAllowPrivate ?? false, pollMs, log: app.log, table: () => webhooksTable });
   const authenticator = config.auth.enabled ? new Authenticator(database, config.auth, () => schema.snapshot, app.log, options.clock, store.shapes) : undefined;
+  let files: Awaited<ReturnType<typeof startAttachmentFiles>> | undefined;
   const propagation = new Propagation({
     database,
     pollMs: config.schemaPollMs,
@@ -120,6 +129,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await changes.start();
     webhooks.start();
     await propagation.start();
+    files = await startAttachmentFiles({ config, store, attachments: () => schema.snapshot.get(ATTACHMENTS), storage: options.storage, log: app.log });
   } catch (error) {
     await propagation.close();
     await webhooks.close().catch((closeError: unknown) => app.log.error({ err: closeError }, 'stopping webhook delivery after a failed start failed'));
@@ -142,7 +152,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const metrics = await registerMetrics(app, { config: config.metrics, prefix: config.apiPrefix, database, schema, changes });
   if (authenticator !== undefined) registerStreamTickets(app, authenticator, config.apiPrefix);
   registerBodyParsers(app);
-  // multipart/form-data (imports): after the JSON parsers, which start by removing every parser.
+  // multipart/form-data (uploads, imports): read by the action that takes it (src/http/multipart.ts).
   registerMultipart(app);
   let closing = false;
   // Request id, shutdown, method, Host and Origin rules, CORS: one hook (src/http/request-gate.ts).
@@ -155,7 +165,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Corral Studio at / and /studio/… (CORRAL_STUDIO): its own routes, off the API's path.
   if (config.studio !== false) registerStudio(app, { prefix });
   const imports = { maxBytes: config.importMaxBytes ?? DEFAULT_CONFIG.importMaxBytes, maxRows: config.importMaxRows ?? DEFAULT_CONFIG.importMaxRows };
-  const handler = handleRequest({ prefix, dialect: database.dialect, schema, store, changes, webhooks, authenticator, isRoot: options.isRoot, imports });
+  const handler = handleRequest({ prefix, dialect: database.dialect, schema, store, changes, webhooks, authenticator, isRoot: options.isRoot, imports, files: files!.files });
   app.route({ method: [...ALL_METHODS], url: `${prefix}/*`, handler });
 
   let closed = false;
@@ -164,13 +174,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     closed = true;
     closing = true;
     connections.drain();
+    files?.stop();
     await stopInOrder({ app, database, schema, auth: authenticator, changes, webhooks, propagation }, metrics);
+    files?.close();
   };
-  return { app, database, schema, store, ...(authenticator === undefined ? {} : { auth: authenticator }), changes, webhooks, propagation, close };
+  return { app, database, schema, store, files: files!, ...(authenticator === undefined ? {} : { auth: authenticator }), changes, webhooks, propagation, close };
 }
 
 /** Stops what buildApp started: pollers and feeds first, then the server (its in-flight requests), the pool last. */
-async function stopInOrder(parts: Omit<BuiltApp, 'store' | 'close'>, metrics: { close(): Promise<void> }): Promise<void> {
+async function stopInOrder(parts: Omit<BuiltApp, 'store' | 'close' | 'files'>, metrics: { close(): Promise<void> }): Promise<void> {
   parts.schema.stopPolling();
   parts.auth?.stop();
   await parts.propagation.close();

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Authenticator } from '../auth/authenticator.js';
+import type { AttachmentFiles } from '../files/attachment-files.js';
 import type { ChangeFeed } from '../changes/change-feed.js';
 import type { RootCheck, WebhookService } from '../webhooks/webhook-service.js';
 import type { ApiRequest } from '../request/api-request.js';
@@ -33,6 +34,8 @@ export interface ActionContext {
   readonly imports?: ImportLimits;
   /** The webhooks system collection and its delivery loop. */
   readonly webhooks?: WebhookService;
+  /** The attachment storage, upload limit and key locks (absent: uploads are not served). */
+  readonly files?: AttachmentFiles;
 }
 
 /** One object of an answer: a decoded item, or a schema definition. */
@@ -69,6 +72,8 @@ export type ActionResult =
   | { kind: 'document'; body: object }
   /** 200 `{"data": [...]}` written as it is read */
   | { kind: 'stream'; stream: Readable }
+  /** A stored file's bytes (200, or 206 for a range), or none (HEAD, 304): status and headers as given */
+  | { kind: 'content'; status: 200 | 206 | 304; headers: Readonly<Record<string, string>>; stream?: Readable }
   /** 200 with a file's bytes as they are written (`Content-Disposition: attachment`): an export */
   | { kind: 'file'; stream: Readable; contentType: string; filename: string }
   /**

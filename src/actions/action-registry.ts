@@ -26,6 +26,9 @@ import { moveAction } from './move-action.js';
 import { queryAction } from './query-action.js';
 import { updateAction } from './update-action.js';
 import { updateOrCreateAction } from './update-or-create-action.js';
+import { ATTACHMENTS, isAttachmentRelation } from '../schema/attachment-field.js';
+import { attachmentActions } from './attachment-actions.js';
+import { uploadAction } from './attachment-upload.js';
 
 type DataAction = (ctx: ActionContext, collection: Collection) => Promise<ActionResult>;
 type Run = (ctx: ActionContext) => Promise<ActionResult>;
@@ -92,6 +95,19 @@ function pick(table: Partial<Record<string, Run>>, action: string, resource: str
   return { name: action as ActionName, kind: ACTION_KINDS[action as ActionName], run };
 }
 
+/** A collection's data actions, some of them replaced by its own (`own`). */
+function withOwn(own: Partial<Record<string, Run>>, collection: Collection): Resource {
+  return {
+    toOne: false,
+    action: (action) => {
+      const replaced = Object.hasOwn(own, action) ? own[action] : undefined;
+      const data = Object.hasOwn(DATA_ACTIONS, action) ? DATA_ACTIONS[action as ActionName] : undefined;
+      if (replaced === undefined && data === undefined) throw new ApiError('ACTION_NOT_FOUND', `${collection.name} has no action ${action}`);
+      return { name: action as ActionName, kind: ACTION_KINDS[action as ActionName], run: replaced ?? ((ctx) => data!(ctx, collection)) };
+    },
+  };
+}
+
 /** What a path addresses, resolved before the action: a missing resource is 404 whatever the method. */
 export interface Resource {
   /** A to-one association: its REST path names one row, so PUT/PATCH/DELETE apply without a key. */
@@ -128,6 +144,10 @@ export function resolveResource(path: ResourcePath, snapshot: SchemaSnapshot): R
   if (name === 'roles' && association === 'resources') return table(roleResourcesActions, 'roles.resources');
   // Named row scopes: checked against the collections and roles using them before the data action runs.
   if (name === SCOPES && association === undefined) return table(resourceScopesActions(collection), SCOPES);
+  if (name === ATTACHMENTS) {
+    const own = attachmentActions(collection, association);
+    if (own !== undefined) return own.toOne ? { toOne: true, action: (action) => pick(own.actions, action, `${name}.${association}`) } : withOwn(own.actions, collection);
+  }
   if (association === undefined) {
     return {
       toOne: false,
@@ -149,6 +169,10 @@ export function resolveResource(path: ResourcePath, snapshot: SchemaSnapshot): R
           ? LINK_ACTIONS[action as keyof typeof LINK_ACTIONS]
           : undefined;
       if (run === undefined) throw new ApiError('ACTION_NOT_FOUND', `${name}.${association} has no action ${action}`);
+      // An attachment field's create is an upload: the new attachment is linked to the source (docs/files.md).
+      if (action === 'create' && relation.type === 'belongsToMany' && isAttachmentRelation(relation.def)) {
+        return { name: 'create', kind: ACTION_KINDS.create, run: (ctx) => uploadAction(ctx, relation.target, relation) };
+      }
       return { name: action as ActionName, kind: ACTION_KINDS[action as ActionName], run: (ctx) => run(ctx, relation) };
     },
   };

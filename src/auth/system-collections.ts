@@ -6,6 +6,7 @@ import { hashPassword } from '../schema/field-types/password-type.js';
 import type { SchemaManager } from '../schema/schema-manager.js';
 import { SYSTEM_COLLECTION_TABLES } from '../schema/system-collection-tables.js';
 import { WEBHOOKS_DEFINITION } from '../webhooks/webhook-definitions.js';
+import { ATTACHMENTS_DEFINITION } from '../files/attachment-definition.js';
 
 export const USERS = 'users';
 export const ROLES = 'roles';
@@ -80,6 +81,8 @@ const DEFINITIONS: readonly Record<string, unknown>[] = [
   },
   // Root-only (permissions.ts); its secrets live beside the delivery state (src/webhooks/).
   WEBHOOKS_DEFINITION,
+  // Uploaded files (docs/files.md): after users, whom createdById points at.
+  ATTACHMENTS_DEFINITION,
 ];
 
 /** The system collections' definitions as created on a new database (tests build an earlier version's layout from them). */

@@ -79,6 +79,10 @@ export interface Config {
   metrics?: MetricsConfig;
   /** Whether JSON answers over 1 KiB are compressed (CORRAL_COMPRESSION; on when unset). */
   compression?: boolean;
+  /** Largest uploaded file, in bytes (CORRAL_UPLOAD_MAX_BYTES, default 100 MiB). */
+  uploadMaxBytes?: number;
+  /** Age before the orphan sweep removes unreferenced objects and temp files (CORRAL_UPLOAD_ORPHAN_AGE_MS, default 1 h). */
+  uploadOrphanAgeMs?: number;
   /** Where attachment bytes are stored (CORRAL_STORAGE…); unset means `local` in DEFAULT_CONFIG.storageDir. */
   storage?: StorageConfig;
   /** CORRAL_INTROSPECT=on: the database's existing tables are served (docs/existing-databases.md); unset means off. */

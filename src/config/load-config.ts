@@ -228,9 +228,9 @@ function buildConfig(lookup: Lookup): Config {
   if (introspect !== undefined) config.introspect = introspect;
   const schema = lookup('CORRAL_SCHEMA');
   if (schema !== undefined) config.schemaFile = schema.value;
-  for (const [env, key] of [['CORRAL_EXACT_COUNT_LIMIT', 'exactCountLimit'], ['CORRAL_MAX_OFFSET', 'maxOffset']] as const) {
+  for (const [env, key, min, max] of [['CORRAL_EXACT_COUNT_LIMIT', 'exactCountLimit', 0, 1e9], ['CORRAL_MAX_OFFSET', 'maxOffset', 0, 1e9], ['CORRAL_UPLOAD_MAX_BYTES', 'uploadMaxBytes', 1, Number.MAX_SAFE_INTEGER], ['CORRAL_UPLOAD_ORPHAN_AGE_MS', 'uploadOrphanAgeMs', 0, 2_592_000_000]] as const) {
     const raw = lookup(env);
-    if (raw !== undefined) config[key] = integer(raw, DEFAULT_CONFIG[key], 0, 1_000_000_000);
+    if (raw !== undefined) config[key] = integer(raw, 0, min, max);
   }
   const [importBytes, importRows] = [lookup('CORRAL_IMPORT_MAX_BYTES'), lookup('CORRAL_IMPORT_MAX_ROWS')];
   if (importBytes !== undefined) config.importMaxBytes = byteSize(importBytes, 1024, 4096 * 1024 * 1024);

@@ -236,6 +236,18 @@ export const SETTINGS = [
     help: "true lets webhooks target loopback and private addresses (default false)",
   },
   {
+    env: 'CORRAL_UPLOAD_MAX_BYTES',
+    default: "`104857600`",
+    meaning: "Largest uploaded file in bytes (1–2^53); a larger one is 413 `FILE_TOO_LARGE`.",
+    help: "largest uploaded file in bytes (default 104857600 = 100 MiB)",
+  },
+  {
+    env: 'CORRAL_UPLOAD_ORPHAN_AGE_MS',
+    default: "`3600000`",
+    meaning: "How old a stored file no attachment names, or an unfinished upload's temp file, must be before the orphan sweep (at start and hourly) removes it (0–2592000000).",
+    help: "age before unreferenced uploads are removed, ms (default 3600000)",
+  },
+  {
     env: 'CORRAL_METRICS',
     default: "`off`",
     meaning: "Prometheus metrics at `GET /metrics`: `off`, `on` (on the main port, behind `CORRAL_METRICS_TOKEN`) or a separate listen address `host:port` (no token, e.g. `127.0.0.1:9464`). See [docs/operations.md](docs/operations.md).",

@@ -108,6 +108,8 @@ function brotliOptions(size: number, quality: number): BrotliOptions {
 /** A successful answer of a text type, not encoded yet, of the threshold or more (a stream's size is not known: it is compressed). */
 function compressible(reply: FastifyReply, payload: unknown): boolean {
   if (reply.statusCode >= 300 || reply.statusCode === 204 || reply.getHeader('content-encoding') !== undefined) return false;
+  // A file download (Accept-Ranges): its bytes, ranges and sha256 tag are of the stored object as it is.
+  if (reply.getHeader('accept-ranges') !== undefined) return false;
   const type = reply.getHeader('content-type');
   if (typeof type !== 'string' || !COMPRESSIBLE.test(type)) return false;
   if (typeof payload === 'string') return payload.length >= COMPRESSION_THRESHOLD_BYTES || Buffer.byteLength(payload) >= COMPRESSION_THRESHOLD_BYTES;

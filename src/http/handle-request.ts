@@ -18,9 +18,10 @@ import type { ImportLimits } from '../import/import-upload.js';
 import type { RootCheck, WebhookService } from '../webhooks/webhook-service.js';
 import { headerText } from './header-text.js';
 import { toApiError } from './error-body.js';
-import { uploadBodyOf } from './multipart.js';
 import { checkMethod, restAction } from '../request/method-rules.js';
 import { renderResult } from './render-result.js';
+import { firstFilePart, uploadBodyOf } from './multipart.js';
+import type { AttachmentFiles } from '../files/attachment-files.js';
 import { parseResourcePath } from '../request/resource-path.js';
 
 /** What the resource handler works with: the services of one app, nothing else. */
@@ -38,6 +39,8 @@ export interface RequestHandlerParts {
   readonly imports?: ImportLimits;
   /** Overrides whether a request comes from root (tests); by default the caller's roles decide. */
   readonly isRoot: RootCheck | undefined;
+  /** Attachment storage and upload limits. */
+  readonly files?: AttachmentFiles;
 }
 
 /**
@@ -75,6 +78,8 @@ export function handleRequest(parts: RequestHandlerParts): (request: FastifyRequ
         params,
         body: uploadBodyOf(request, action.name) ?? request.body,
         ...(principal === undefined ? {} : { principal }),
+        ...(request.isMultipart() ? { upload: firstFilePart(request) } : {}),
+        ...(path.association === 'content' ? { download: { range: headerText(request.headers.range), ifNoneMatch: headerText(request.headers['if-none-match']) } } : {}),
       };
       let grants = grantsOfScopes(store.scopesFor(apiRequest, snapshot));
       // Auth off: everyone is root. Else root is the root role (webhooks are root-only).
@@ -96,6 +101,7 @@ export function handleRequest(parts: RequestHandlerParts): (request: FastifyRequ
         webhooks,
         isRoot: isRoot ?? (() => root),
         ...(parts.imports === undefined ? {} : { imports: parts.imports }),
+        ...(parts.files === undefined ? {} : { files: parts.files }),
         ...(authenticator === undefined ? {} : { auth: { authenticator, address: request.ip } }),
       };
       return action.run(context);

@@ -1,22 +1,34 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors/api-error.js';
+import type { UploadPart as FilePart } from '../request/api-request.js';
 import { UploadBody, UploadTooLarge, type UploadLimits, type UploadPart } from '../request/upload-body.js';
 
+/** Most non-file fields in a body, and the longest of them (an import's own limits may be lower). */
+const MAX_FIELDS = 20;
+const MAX_FIELD_BYTES = 64 * 1024;
+
 /**
- * multipart/form-data bodies (imports, uploads) through @fastify/multipart: the parser only
- * marks the request; the action reads the parts as a stream (`uploadBodyOf`), under its own limits.
+ * multipart/form-data bodies (uploads, imports) through @fastify/multipart: the parser only
+ * marks the request; the action reads the parts as a stream, never buffered. The file size is
+ * not limited here: each action counts bytes against its own limit (CORRAL_UPLOAD_MAX_BYTES for
+ * uploads, CORRAL_IMPORT_MAX_BYTES for imports).
  */
 export function registerMultipart(app: FastifyInstance): void {
-  void app.register(multipart, { throwFileSizeLimit: true });
+  void app.register(multipart, {
+    limits: { fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES, fileSize: Number.MAX_SAFE_INTEGER },
+    throwFileSizeLimit: false,
+  });
 }
 
-/** The actions that read a multipart body; any other action answers such a body 415. */
+/** Actions that read a multipart body as a whole form (`uploadBodyOf`). */
 export const UPLOAD_ACTIONS: ReadonlySet<string> = new Set(['import']);
+/** Actions that take one uploaded file (`firstFilePart`): an attachment's create, on its own or on an association. */
+export const FILE_ACTIONS: ReadonlySet<string> = new Set(['create']);
 
-/** The typed body of a multipart request to an action that takes one, or undefined for any other request. */
+/** The typed body of a multipart request to an action that takes one, or undefined for any other request; any other action answers such a body 415. */
 export function uploadBodyOf(request: FastifyRequest, action: string): UploadBody | undefined {
-  if (!request.isMultipart()) return undefined;
+  if (!request.isMultipart() || FILE_ACTIONS.has(action)) return undefined;
   if (!UPLOAD_ACTIONS.has(action)) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `${action} takes application/json, not multipart/form-data`);
   return new UploadBody((limits) => partsOf(request, limits));
 }
@@ -27,7 +39,7 @@ async function* partsOf(request: FastifyRequest, limits: UploadLimits): AsyncGen
   try {
     for await (const part of request.parts({ limits: { fileSize: limits.fileBytes, files: limits.files, fields: limits.fields, fieldSize: limits.fieldBytes } })) {
       if (part.type === 'file') {
-        // busboy ends a file at the limit; @fastify/multipart then fails the stream with FST_REQ_FILE_TOO_LARGE.
+        // busboy ends a file at the limit: the stream fails with UploadTooLarge.
         part.file.on('limit', () => part.file.destroy(new UploadTooLarge(limits.fileBytes)));
         yield { kind: 'file', name: part.fieldname, filename: part.filename, mimetype: part.mimetype, stream: part.file };
       } else {
@@ -42,4 +54,18 @@ async function* partsOf(request: FastifyRequest, limits: UploadLimits): AsyncGen
     if (TOO_LARGE_CODES.has(code)) throw new ApiError('PAYLOAD_TOO_LARGE', 'the multipart body holds more parts or bytes than this action takes');
     throw new ApiError('BODY_INVALID', 'the multipart body cannot be read', { cause: error });
   }
+}
+
+/** The first file part of a multipart request (fields before it are skipped), or undefined; a malformed body is 400 BODY_INVALID. */
+export function firstFilePart(request: FastifyRequest): () => Promise<FilePart | undefined> {
+  return async () => {
+    let file;
+    try {
+      file = await request.file();
+    } catch (error) {
+      throw new ApiError('BODY_INVALID', 'the multipart/form-data body is malformed', { cause: error });
+    }
+    if (file === undefined) return undefined;
+    return { field: file.fieldname, filename: file.filename, mimetype: file.mimetype, stream: file.file };
+  };
 }

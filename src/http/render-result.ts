@@ -38,6 +38,9 @@ export function renderResult(result: ActionResult, reply: FastifyReply, prefix: 
       return result.body;
     case 'stream':
       return reply.type('application/json; charset=utf-8').send(result.stream);
+    case 'content':
+      reply.status(result.status).headers(result.headers);
+      return result.stream === undefined ? reply.send() : reply.send(result.stream);
     case 'file':
       // The filename is a collection name: letters, digits, `_` and `-` only (no quoting needed).
       reply.header('content-disposition', `attachment; filename="${result.filename}"`);

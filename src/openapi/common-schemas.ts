@@ -187,6 +187,13 @@ export function commonSchemas(): Record<string, JsonSchema> {
         onDelete: { type: 'string', enum: [...ON_DELETE] },
         sortable: { type: 'boolean', description: 'hasMany: ordered by a sort field of the target' },
         sortBy: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], description: 'to-many: the order of the associated rows' },
+        attachment: {
+          type: 'object',
+          description: 'an attachment field (created as `type: attachment`, stored as a belongsToMany to attachments): one file or many, and the MIME types it takes (checked against the bytes)',
+          required: ['multiple'],
+          additionalProperties: false,
+          properties: { multiple: { type: 'boolean' }, accept: { type: 'array', items: { type: 'string' } } },
+        },
         ...Object.fromEntries(FIELD_UI_OPTIONS.map((key) => [key, key === 'interface' ? { type: 'string', description: 'UI metadata (NocoBase)' } : { description: 'UI metadata (NocoBase), stored as sent' }])),
         collectionName: { type: 'string', description: 'the collection the field belongs to' },
         key: { type: 'string', description: "the field's key in the `fields` resource: `<collection>.<field>`" },

@@ -12,6 +12,8 @@ import { serviceOperations } from './service-operations.js';
 import { apiKeyCreated, authOperations, roleResourceOperations } from './auth-operations.js';
 import { BEARER_REQUIRED, securitySchemes } from './security.js';
 import { WEBHOOKS } from '../webhooks/webhook-definitions.js';
+import { ATTACHMENTS } from '../schema/attachment-field.js';
+import { ATTACHMENT_FIELD_PARAMETER, contentOperation, UPLOAD_BODY, uploadPaths } from './attachment-operations.js';
 
 export type OpenApiDocument = JsonSchema & { paths: Record<string, Record<string, JsonSchema>>; components: { schemas: Record<string, JsonSchema>; parameters: Record<string, JsonSchema>; responses: Record<string, JsonSchema>; securitySchemes: Record<string, JsonSchema> } };
 
@@ -98,6 +100,17 @@ export function buildOpenApiDocument(snapshot: SchemaSnapshot, options: Document
       }
     }
   }
+
+  // Uploads take multipart bodies; the attachments' bytes download from their own path (docs/files.md).
+  for (const { path, withField } of uploadPaths(prefix, collections)) {
+    const create = paths[path]?.post;
+    if (create === undefined) continue;
+    create.requestBody = UPLOAD_BODY;
+    create.summary = `Upload a file${withField ? '' : ' and link it to the row'} (multipart/form-data)`;
+    if (withField) create.parameters = [...(create.parameters as JsonSchema[]), ATTACHMENT_FIELD_PARAMETER];
+  }
+  const attachments = collections.find((collection) => collection.name === ATTACHMENTS);
+  if (attachments !== undefined) addOperation(paths, `${prefix}/${ATTACHMENTS}/{id}/content`, 'get', contentOperation(attachments));
 
   const apiKeysCreate = paths[`${prefix}/${API_KEYS}:create`]?.post;
   if (apiKeysCreate !== undefined) {

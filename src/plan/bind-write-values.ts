@@ -56,7 +56,7 @@ export async function bindWriteValues(collection: Collection, body: unknown, mod
     // Who wrote the row is the server's to say (createdBy/updatedBy options): a client's value is ignored.
     if (isStampName(collection.def, name)) continue;
     if (relation !== undefined) {
-      const problem = value === undefined ? undefined : associationProblem(relation.toMany, value);
+      const problem = value === undefined ? undefined : relation.def.attachment?.multiple === false && Array.isArray(value) && value.length > 1 ? 'holds one file (multiple: false)' : associationProblem(relation.toMany, value);
       if (problem !== undefined) errors.push({ code: 'VALIDATION_FAILED', message: `${name} ${problem}`, field: name });
       else if (value !== undefined) associations.set(name, value);
       continue;

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { Principal } from './principal.js';
 import { ApiError } from '../errors/api-error.js';
 import type { ResourcePath } from './resource-path.js';
@@ -16,6 +17,23 @@ export interface ApiRequest {
   readonly body: unknown;
   /** Who the request acts for (absent when authentication is off or the route is public). */
   readonly principal?: Principal;
+  /**
+   * A multipart/form-data body, not read yet: resolves to its first file part (streamed as it
+   * arrives), or undefined when it has none. Absent for any other body.
+   */
+  readonly upload?: () => Promise<UploadPart | undefined>;
+  /** `Range` and `If-None-Match` of a file download, as sent. */
+  readonly download?: { readonly range?: string; readonly ifNoneMatch?: string };
+}
+
+/** One file part of a multipart body. */
+export interface UploadPart {
+  /** The part's form field name. */
+  readonly field: string;
+  /** As the client sent them (not to be trusted: sanitised and sniffed by the upload). */
+  readonly filename?: string;
+  readonly mimetype?: string;
+  readonly stream: Readable;
 }
 
 const same = (a: string | number, b: string | number): boolean => String(a) === String(b);

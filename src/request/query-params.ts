@@ -55,6 +55,8 @@ export interface QueryParams {
   mapping?: string;
   /** `changes:list?collection=`: the events of one collection only. */
   collection?: string;
+  /** `attachments:create?attachmentField=posts.files`: the upload follows that field's rules (its `accept` list). */
+  attachmentField?: string;
 }
 
 export type KeyInput = string | number | (string | number)[];
@@ -207,6 +209,10 @@ export function parseQueryParams(query: Record<string, unknown>, headers: Record
     if (query[name] === undefined) continue;
     if (typeof query[name] !== 'string') throw param(name, 'must be a string');
     params[name] = query[name];
+  }
+  if (query.attachmentField !== undefined) {
+    if (typeof query.attachmentField !== 'string') throw param('attachmentField', 'must be a string');
+    params.attachmentField = query.attachmentField;
   }
   if (query.q !== undefined && query.q !== null && query.q !== '') {
     if (typeof query.q !== 'string') throw param('q', 'must be a string');

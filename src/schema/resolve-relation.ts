@@ -5,6 +5,7 @@ import { isRecord } from '../is-record.js';
 import { systemFields } from './normalize-collection.js';
 import { checkGeneratedName, fieldNameProblem } from './reserved-names.js';
 import { planSortBy } from './relation-sort.js';
+import { attachmentRelationInput, isAttachmentInput } from './attachment-field.js';
 import { copyFieldUi, FIELD_ADDRESS_OPTIONS, FIELD_UI_OPTIONS } from './ui-options.js';
 import { NAME_PATTERN, ON_DELETE, RELATION_TYPES, type CollectionDef, type FieldDef, type OnDelete, type RelationDef, type RelationType } from './types.js';
 
@@ -24,7 +25,7 @@ export function singular(name: string): string {
 }
 
 export function isRelationInput(input: unknown): input is Record<string, unknown> {
-  return isRecord(input) && typeof input.type === 'string' && (RELATION_TYPES as readonly string[]).includes(input.type);
+  return isAttachmentInput(input) || (isRecord(input) && typeof input.type === 'string' && (RELATION_TYPES as readonly string[]).includes(input.type));
 }
 
 /** What a relation needs besides its own definition. */
@@ -97,7 +98,17 @@ function findDef(defs: readonly CollectionDef[], name: string): CollectionDef | 
  * Resolves a relation field definition against the schema: defaults, checks, and the
  * columns or through collection it needs. `defs` must include `source` as it stands now.
  */
-export function resolveRelation(input: Record<string, unknown>, source: CollectionDef, defs: readonly CollectionDef[]): RelationPlan {
+export function resolveRelation(given: Record<string, unknown>, source: CollectionDef, defs: readonly CollectionDef[]): RelationPlan {
+  if (isAttachmentInput(given)) {
+    const { relation, options } = attachmentRelationInput(given, source.name);
+    const plan = resolvePlain(relation, source, defs);
+    plan.relation.attachment = options;
+    return plan;
+  }
+  return resolvePlain(given, source, defs);
+}
+
+function resolvePlain(input: Record<string, unknown>, source: CollectionDef, defs: readonly CollectionDef[]): RelationPlan {
   const name = input.name;
   if (typeof name !== 'string' || !NAME_PATTERN.test(name)) throw invalid(`relation name must match ${NAME_PATTERN.source}`);
   const nameProblem = fieldNameProblem(name);

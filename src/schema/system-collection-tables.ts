@@ -13,6 +13,7 @@ export const SYSTEM_COLLECTION_TABLES = {
   rolesResourcesScopes: 'corral_roles_resources_scopes',
   // Not `corral_webhooks`: that is where earlier versions kept webhooks, moved from at start (webhooks/webhook-migration.ts).
   webhooks: 'corral_webhook_definitions',
+  attachments: 'corral_attachments',
 } as const satisfies Record<string, `corral_${string}`>;
 
 export type SystemCollectionName = keyof typeof SYSTEM_COLLECTION_TABLES;

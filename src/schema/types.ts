@@ -107,6 +107,8 @@ export interface RelationDef extends FieldUi {
   sortable?: boolean;
   /** hasMany / belongsToMany: the target field(s) the association is ordered by. */
   sortBy?: string | string[];
+  /** An attachment field (a belongsToMany to `attachments`, schema/attachment-field.ts): one file or many, and the MIME types it takes. */
+  attachment?: { multiple: boolean; accept?: string[] };
 }
 
 export interface CollectionDef {

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { buildApp, type BuildOptions, type BuiltApp } from '../../src/app.js';
 import { DEFAULT_CONFIG, type Config } from '../../src/config/config.js';
@@ -48,6 +51,8 @@ export function testConfig(database: TestDatabase, overrides: Partial<Config> = 
     trustedProxies: [],
     workers: 1,
     auth: { enabled: true, rootEmail: TEST_ROOT.email, rootPassword: TEST_ROOT.password, tokenTtlSeconds: 3600 },
+    // Each app its own attachment storage: the orphan sweep of one never sees another's files.
+    storage: { kind: 'local', dir: mkdtempSync(join(tmpdir(), 'corral-files-')) },
     ...overrides,
   };
 }
@@ -117,14 +122,18 @@ export interface DialectApp {
  */
 export function useDialectApp(dialect: Dialect, overrides: Partial<Config> = {}, options: BuildOptions = {}): DialectApp {
   const state = {} as { api: TestApi; built: BuiltApp; database: TestDatabase };
+  let storageDir: string | undefined;
   beforeAll(async () => {
     state.database = await createTestDatabase(dialect);
-    state.built = await buildApp(testConfig(state.database, overrides), options);
+    const config = testConfig(state.database, overrides);
+    storageDir = config.storage?.dir;
+    state.built = await buildApp(config, options);
     state.api = apiFor(state.built);
   });
   afterAll(async () => {
     await state.built?.close();
     await state.database?.drop();
+    if (storageDir !== undefined) rmSync(storageDir, { recursive: true, force: true });
   });
   return state;
 }

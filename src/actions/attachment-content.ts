@@ -1,0 +1,93 @@
+import { ApiError } from '../errors/api-error.js';
+import { FileMissingError } from '../files/file-storage.js';
+import { contentDisposition } from '../files/safe-filename.js';
+import { isInlineType } from '../files/sniff-type.js';
+import { parseKeys } from '../plan/bind-keys.js';
+import { noneMatch, parseTagCondition } from '../request/entity-tag.js';
+import { parseRange } from '../request/byte-range.js';
+import { isAttachmentRelation } from '../schema/attachment-field.js';
+import type { Collection, Row } from '../schema/collection.js';
+import { OPEN_GRANTS } from '../store/scope.js';
+import { among, eq } from '../store/links.js';
+import { selectWhere } from '../store/write-rows.js';
+import type { ActionContext, ActionResult } from './action-context.js';
+import { filesOf } from './attachment-upload.js';
+
+/** Most owning rows of one attachment read per relation to decide access (one visible is enough). */
+const MAX_OWNERS_CHECKED = 1000;
+
+/**
+ * The attachment row named in the path, when the caller may read its content: root (or open
+ * grants) always; an attachment linked to rows when the caller can view at least one of them
+ * (read under the caller's `view` scope of the owning collection, like any read); an unlinked
+ * one by its uploader. Anything else is 404, exactly as a missing one.
+ */
+export async function readableAttachment(ctx: ActionContext, attachments: Collection): Promise<Row> {
+  const [id] = parseKeys(attachments, ctx.request.path.sourceKey!);
+  const missing = () => new ApiError('RECORD_NOT_FOUND', `no ${attachments.name} record matches`);
+  // The row and its links are read as the system: who may see them is decided below from the owners.
+  const system = ctx.store.read({ request: { id: ctx.request.id }, grants: OPEN_GRANTS, log: ctx.log });
+  const [row] = await selectWhere(system, attachments, attachments.fieldList, eq(attachments.key, id));
+  if (row === undefined) throw missing();
+  if (ctx.grants.open) return row;
+  const caller = ctx.store.read(ctx);
+  let linked = false;
+  for (const collection of ctx.snapshot.collections.values()) {
+    for (const relation of collection.relations.values()) {
+      if (relation.type !== 'belongsToMany' || !isAttachmentRelation(relation.def)) continue;
+      const links = await selectWhere(system, relation.through, [relation.foreignKey], eq(relation.otherKey, row[relation.targetKey.name]));
+      if (links.length === 0) continue;
+      linked = true;
+      const owners = links.slice(0, MAX_OWNERS_CHECKED).map((link) => link[relation.foreignKey.name]);
+      const visible = await selectWhere(caller, relation.source, [relation.source.key], among(relation.sourceKey, owners));
+      if (visible.length > 0) return row;
+    }
+  }
+  const user = ctx.request.principal?.user.id;
+  if (!linked && user !== undefined && row.createdById !== null && String(row.createdById) === String(user)) return row;
+  throw missing();
+}
+
+/**
+ * `GET /api/attachments/<id>/content`: the bytes with their type, a disposition that never lets
+ * a browser run them (inline only for raster images, PDF and plain text), `nosniff`, a strong
+ * ETag of the sha256 (304 on If-None-Match), one byte range (206, or 416 past the end), HEAD.
+ */
+export async function contentAction(ctx: ActionContext, attachments: Collection): Promise<ActionResult> {
+  const files = filesOf(ctx);
+  const row = await readableAttachment(ctx, attachments);
+  const size = Number(row.size);
+  const mimetype = String(row.mimetype);
+  const tag = `"${String(row.sha256)}"`;
+  const headers: Record<string, string> = {
+    etag: tag,
+    'accept-ranges': 'bytes',
+    'cache-control': 'private, no-cache',
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': "default-src 'none'; sandbox",
+    'content-disposition': contentDisposition(isInlineType(mimetype) ? 'inline' : 'attachment', String(row.filename)),
+    vary: 'Authorization, X-Role',
+  };
+  const download = ctx.request.download ?? {};
+  const condition = parseTagCondition('If-None-Match', download.ifNoneMatch);
+  if (condition !== undefined && !noneMatch(condition, tag)) return { kind: 'content', status: 304, headers };
+  const wanted = parseRange(download.range, size);
+  if (wanted.kind === 'unsatisfiable') {
+    throw new ApiError('RANGE_NOT_SATISFIABLE', `the range lies past the end of the file (${size} bytes)`, { headers: { 'content-range': `bytes */${size}`, etag: tag }, details: { size } });
+  }
+  const range = wanted.kind === 'range' ? wanted.range : undefined;
+  const length = range === undefined ? size : range.end - range.start + 1;
+  const typed: Record<string, string> = { ...headers, 'content-type': mimetype === 'text/plain' ? 'text/plain; charset=utf-8' : mimetype, 'content-length': String(length) };
+  if (range !== undefined) typed['content-range'] = `bytes ${range.start}-${range.end}/${size}`;
+  const status = range === undefined ? 200 : 206;
+  if (ctx.request.method === 'HEAD' || length === 0) return { kind: 'content', status, headers: typed };
+  try {
+    return { kind: 'content', status, headers: typed, stream: await files.storage.read(String(row.path), range) };
+  } catch (error) {
+    if (error instanceof FileMissingError) {
+      ctx.log.error({ err: error, attachment: row.id }, 'an attachment row names bytes the storage does not hold');
+      throw new ApiError('FILE_MISSING', 'the bytes of this file are missing from the storage', { cause: error });
+    }
+    throw error;
+  }
+}
