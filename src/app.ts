@@ -33,7 +33,6 @@ import { outboxHook } from './changes/outbox.js';
 import { DEFAULT_WEBHOOK_RETRY_BASE_MS, ensureWebhookTables, WebhookService, type RootCheck } from './webhooks/webhook-service.js';
 import { WEBHOOKS } from './webhooks/webhook-definitions.js';
 import { writeFastPathOf } from './write-paths/write-fast-path-of.js';
-import { registerMultipart } from './http/multipart.js';
 import { startAttachmentFiles } from './files/start-attachment-files.js';
 import type { StagingStorage } from './files/staging-storage.js';
 import { ATTACHMENTS } from './files/attachment-definition.js';
@@ -152,7 +151,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const metrics = await registerMetrics(app, { config: config.metrics, prefix: config.apiPrefix, database, schema, changes });
   if (authenticator !== undefined) registerStreamTickets(app, authenticator, config.apiPrefix);
   registerBodyParsers(app);
-  // multipart/form-data (uploads, imports): read by the action that takes it (src/http/multipart.ts).
   registerMultipart(app);
   let closing = false;
   // Request id, shutdown, method, Host and Origin rules, CORS: one hook (src/http/request-gate.ts).
@@ -165,8 +163,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Corral Studio at / and /studio/… (CORRAL_STUDIO): its own routes, off the API's path.
   if (config.studio !== false) registerStudio(app, { prefix });
   const imports = { maxBytes: config.importMaxBytes ?? DEFAULT_CONFIG.importMaxBytes, maxRows: config.importMaxRows ?? DEFAULT_CONFIG.importMaxRows };
-  const handler = handleRequest({ prefix, dialect: database.dialect, schema, store, changes, webhooks, authenticator, isRoot: options.isRoot, imports, files: files!.files });
-  app.route({ method: [...ALL_METHODS], url: `${prefix}/*`, handler });
+  app.route({ method: [...ALL_METHODS], url: `${prefix}/*`, handler: handleRequest({ prefix, dialect: database.dialect, schema, store, changes, webhooks, authenticator, isRoot: options.isRoot, imports, files: files!.files }) });
 
   let closed = false;
   const close = async (): Promise<void> => {

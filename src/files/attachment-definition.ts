@@ -1,4 +1,5 @@
 import { ATTACHMENTS } from '../schema/attachment-field.js';
+import { SYSTEM_COLLECTION_TABLES } from '../schema/system-collection-tables.js';
 
 export { ATTACHMENTS };
 
@@ -12,6 +13,7 @@ export const MAX_FILENAME_LENGTH = 255;
  */
 export const ATTACHMENTS_DEFINITION = {
   name: ATTACHMENTS,
+  tableName: SYSTEM_COLLECTION_TABLES.attachments,
   createdBy: true,
   fields: [
     { name: 'filename', type: 'string', length: MAX_FILENAME_LENGTH, allowNull: false },

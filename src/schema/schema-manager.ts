@@ -4,24 +4,24 @@ import type { Database, DynamicDb } from '../db/database.js';
 import { adapterOf } from '../db/dialects/adapters.js';
 import type { DialectAdapter } from '../db/dialects/dialect-adapter.js';
 import { ApiError } from '../errors/api-error.js';
-import { fieldInIndexes } from './collection-indexes.js';
 import { addColumn, dropColumn } from './ddl.js';
 import { Mutex } from './mutex.js';
 import { notManaged } from './not-managed.js';
 import { checkRegistrable } from './check-registrable.js';
 import { parseUnmanaged, registerUnmanaged } from './register-unmanaged.js';
-import { checkDefault, findField, MAX_FIELDS_PER_COLLECTION, normalizeCollection } from './normalize-collection.js';
-import { invalid, normalizeField } from './normalize-field.js';
+import { normalizeCollection } from './normalize-collection.js';
+import { invalid } from './normalize-field.js';
 import { isRecord } from '../is-record.js';
 import { ensureSystemTables, readDefinitions, readSchemaVersion, updateDefinition } from './schema-store.js';
 import { SchemaSnapshot } from './schema-snapshot.js';
 import { isRelationInput } from './resolve-relation.js';
 import { SchemaWork } from './schema-work.js';
+import { addableField, checkRoomFor, droppableField } from './field-checks.js';
 import { tableOf, tablesOf } from './table-of.js';
 import { applySchemaFile } from './apply-schema-file.js';
 import { runDdl, runSchemaChange, type ApplyChange } from './run-schema-change.js';
 import { updateCollection } from './update-collection.js';
-import { requireCollection, requireField, updateField } from './update-field.js';
+import { requireCollection, updateField } from './update-field.js';
 import { changesOptionsOnly, updateFieldOptions } from './update-field-options.js';
 import type { CollectionDef, FieldDef, RelationDef } from './types.js';
 import { syncIntrospected, type IntrospectSettings, type SyncReport } from './sync-introspected.js';
@@ -245,18 +245,10 @@ export class SchemaManager {
     }
     const owner = this.snapshot.get(collectionName);
     if (owner !== undefined && !owner.managed) throw notManaged(collectionName, 'adding a column');
-    const field = normalizeField(input);
-    if (field.primaryKey === true) throw invalid(`${collectionName} already has primary key: a primary key can only be set when the collection is created`, field.name);
-    checkDefault(field);
-    if (!field.allowNull && field.defaultValue === undefined) {
-      throw invalid(`${field.name}: allowNull false needs a defaultValue for the rows already stored`, field.name);
-    }
+    const field = addableField(collectionName, input);
     await this.change(async (trx, defs) => {
       const def = requireCollection(defs, collectionName);
-      if (findField(def.fields, field.name) !== undefined || (def.relations ?? []).some((r) => r.name.toLowerCase() === field.name.toLowerCase())) {
-        throw new ApiError('FIELD_EXISTS', `field ${field.name} already exists in ${collectionName}`, { field: field.name });
-      }
-      if (def.fields.length >= MAX_FIELDS_PER_COLLECTION) throw invalid(`a collection has at most ${MAX_FIELDS_PER_COLLECTION} fields`, 'fields');
+      checkRoomFor(def, field);
       await this.ddl(
         () => addColumn(trx, tableOf(def), field, this.#adapter, tablesOf(defs)),
         async () => dropColumn(trx, tableOf(def), { ...field, unique: false, index: false }, this.#adapter),
@@ -287,17 +279,7 @@ export class SchemaManager {
         await this.applyWork(trx, work);
         return;
       }
-      const field = requireField(def, fieldName);
-      if (def.managed === false) throw notManaged(collectionName, `dropping the column of ${fieldName}`);
-      if (field.system !== undefined || field.primaryKey === true || def.filterTargetKey === field.name) {
-        throw invalid(`${fieldName} is a key or automatic field and cannot be removed`, fieldName);
-      }
-      if (field.references !== undefined) throw invalid(`${fieldName} is the key column of a relation; drop the relation instead`, fieldName);
-      const covered = fieldInIndexes(def, fieldName, 'drop the field');
-      if (covered !== undefined) throw covered;
-      if (defs.some((other) => (other.relations ?? []).some((r) => (r.sourceKey === fieldName && other.name === collectionName) || (r.targetKey === fieldName && r.target === collectionName)))) {
-        throw invalid(`${fieldName} is the key a relation points at`, fieldName);
-      }
+      const field = droppableField(defs, def, fieldName);
       await this.ddl(() => dropColumn(trx, tableOf(def), field, this.#adapter));
       await updateDefinition(trx, { ...def, fields: def.fields.filter((f) => f !== field) });
     });
