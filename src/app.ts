@@ -8,6 +8,7 @@ import { openDatabase, type Database } from './db/database.js';
 import { listenUrlOf } from './db/listen-url.js';
 import { ApiError } from './errors/api-error.js';
 import { registerBodyParsers } from './http/body-parsers.js';
+import { registerMultipart } from './http/multipart.js';
 import { drainOnShutdown } from './http/drain-on-shutdown.js';
 import { registerErrorHandlers } from './http/error-handlers.js';
 import { fastifyOptions } from './http/fastify-options.js';
@@ -132,6 +133,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const metrics = await registerMetrics(app, { config: config.metrics, prefix: config.apiPrefix, database, schema, changes });
   if (authenticator !== undefined) registerStreamTickets(app, authenticator, config.apiPrefix);
   registerBodyParsers(app);
+  // multipart/form-data (imports): after the JSON parsers, which start by removing every parser.
+  registerMultipart(app);
   let closing = false;
   // Request id, shutdown, method, Host and Origin rules, CORS: one hook (src/http/request-gate.ts).
   app.addHook('onRequest', compileRequestGate({ corsOrigins: config.corsOrigins, allowedHosts: config.allowedHosts, listenHost: config.host, isClosing: () => closing }));
@@ -142,7 +145,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerOpenApiRoutes(app, schema, prefix, authenticator === undefined ? undefined : requestAccess(authenticator));
   // Corral Studio at / and /studio/… (CORRAL_STUDIO): its own routes, off the API's path.
   if (config.studio !== false) registerStudio(app, { prefix });
-  const handler = handleRequest({ prefix, dialect: database.dialect, schema, store, changes, webhooks, authenticator, isRoot: options.isRoot });
+  const imports = { maxBytes: config.importMaxBytes ?? DEFAULT_CONFIG.importMaxBytes, maxRows: config.importMaxRows ?? DEFAULT_CONFIG.importMaxRows };
+  const handler = handleRequest({ prefix, dialect: database.dialect, schema, store, changes, webhooks, authenticator, isRoot: options.isRoot, imports });
   app.route({ method: [...ALL_METHODS], url: `${prefix}/*`, handler });
 
   let closed = false;

@@ -9,6 +9,7 @@ import type { SchemaManager } from '../schema/schema-manager.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import type { Grants, Scopes } from '../store/scope.js';
 import type { Store } from '../store/store.js';
+import type { ImportLimits } from '../import/import-upload.js';
 
 /** What an action may use. Actions do their I/O through `store` only. */
 export interface ActionContext {
@@ -28,6 +29,8 @@ export interface ActionContext {
   readonly changes?: ChangeFeed;
   /** Whether the caller may use the root-only `webhooks` collection (none: everyone may, as long as there are no roles). */
   readonly isRoot?: RootCheck;
+  /** CORRAL_IMPORT_MAX_BYTES and CORRAL_IMPORT_MAX_ROWS (import-action.ts defaults when absent). */
+  readonly imports?: ImportLimits;
   /** The webhooks system collection and its delivery loop. */
   readonly webhooks?: WebhookService;
 }
@@ -68,7 +71,18 @@ export type ActionResult =
   | { kind: 'stream'; stream: Readable }
   /** 200 with a file's bytes as they are written (`Content-Disposition: attachment`): an export */
   | { kind: 'file'; stream: Readable; contentType: string; filename: string }
+  /**
+   * A long write (an import): `run` does it, reporting progress; rendered as the result `run`
+   * answers, or with `Accept: text/event-stream` as progress events and then that result.
+   */
+  | { kind: 'job'; run(progress: (state: JobProgress) => void): Promise<ActionResult> }
   /** 200 `text/event-stream`, written by `open` until the client or the node goes */
   | { kind: 'events'; open(request: IncomingMessage, response: ServerResponse, headers: OutgoingHttpHeaders): void };
+
+/** How far a job is: rows processed, of `total` when known. */
+export interface JobProgress {
+  readonly processed: number;
+  readonly total?: number;
+}
 
 export type ResultKind = ActionResult['kind'];

@@ -20,6 +20,7 @@ import { firstOrCreateAction } from './first-or-create-action.js';
 import { getAction } from './get-action.js';
 import { listAction } from './list-action.js';
 import { exportAction } from './export-action.js';
+import { importAction } from './import-action.js';
 import { allFieldsActions, collectionsActions, fieldsActions } from './schema-actions.js';
 import { moveAction } from './move-action.js';
 import { queryAction } from './query-action.js';
@@ -37,6 +38,7 @@ const ACTION_KINDS = {
   count: 'readOrPost',
   getInfo: 'readOrPost',
   export: 'read',
+  import: 'write',
   signIn: 'write',
   check: 'readOrPost',
   signOut: 'write',
@@ -72,6 +74,7 @@ const DATA_ACTIONS: Partial<Record<ActionName, DataAction>> = {
   query: queryAction,
   move: moveAction,
   export: exportAction,
+  import: (ctx, collection) => importAction(ctx, collection),
 };
 
 export interface ResolvedAction {

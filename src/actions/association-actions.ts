@@ -12,6 +12,7 @@ import { destroyAction } from './destroy-action.js';
 import { getAction } from './get-action.js';
 import { listAction } from './list-action.js';
 import { exportAction } from './export-action.js';
+import { importAction } from './import-action.js';
 import { updateAction } from './update-action.js';
 import { updateWithThrough } from './through-update.js';
 
@@ -90,4 +91,6 @@ export const ASSOCIATION_ACTIONS = {
   destroy: item(destroyAction),
   create,
   export: read(exportAction),
+  // Rows of a to-many association: the source is read inside the import's transaction.
+  import: (ctx: ActionContext, relation: Relation) => importAction(ctx, relation.target, relation),
 } satisfies Record<string, AssociationAction>;

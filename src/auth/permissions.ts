@@ -249,6 +249,8 @@ export function grantActionOf(action: string): GrantAction | undefined {
       return 'view';
     case 'create':
     case 'firstOrCreate':
+    // An import creates rows; with filterKeys it also updates, which the store checks per write.
+    case 'import':
       return 'create';
     case 'update':
     // updateOrCreate also needs `create` (authorize checks it and the create grant's fields).

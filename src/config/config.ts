@@ -55,6 +55,10 @@ export interface Config {
   exactCountLimit?: number;
   /** The deepest offset page, in rows skipped (CORRAL_MAX_OFFSET, default DEFAULT_CONFIG.maxOffset); deeper is 400 PAGE_TOO_DEEP. */
   maxOffset?: number;
+  /** The largest file a `:import` takes, in bytes (CORRAL_IMPORT_MAX_BYTES, default DEFAULT_CONFIG.importMaxBytes). */
+  importMaxBytes?: number;
+  /** The most data rows a `:import` takes (CORRAL_IMPORT_MAX_ROWS, default DEFAULT_CONFIG.importMaxRows). */
+  importMaxRows?: number;
   /** Signs list cursors; unset means a random secret stored once in the database. */
   cursorSecret?: string;
   /** How often the change feed reads the outbox when nothing woke it (CORRAL_CHANGES_POLL_MS, default 250). */
@@ -75,7 +79,30 @@ export interface Config {
   metrics?: MetricsConfig;
   /** Whether JSON answers over 1 KiB are compressed (CORRAL_COMPRESSION; on when unset). */
   compression?: boolean;
+  /** Where attachment bytes are stored (CORRAL_STORAGE…); unset means `local` in DEFAULT_CONFIG.storageDir. */
+  storage?: StorageConfig;
 }
+
+/**
+ * Where attachment bytes live (files/open-storage.ts). `dir` is the local directory: the objects'
+ * for `local`, the staging area (`<dir>/.tmp`) of uploads on their way to the bucket for `s3`.
+ */
+export type StorageConfig =
+  | { readonly kind: 'local'; readonly dir: string }
+  | {
+      readonly kind: 's3';
+      readonly dir: string;
+      readonly bucket: string;
+      /** Unset: the AWS SDK's own lookup (AWS_REGION, ~/.aws/config). */
+      readonly region?: string;
+      /** An S3-compatible service's URL; unset: AWS. */
+      readonly endpoint?: string;
+      readonly forcePathStyle: boolean;
+      /** Unset: the AWS SDK's default credential chain. */
+      readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
+      /** Key prefix without a trailing slash, '' for none. */
+      readonly prefix: string;
+    };
 
 /** Where `GET /metrics` is served: on the main port behind a bearer token, or on an address of its own. */
 export type MetricsConfig = { readonly mode: 'token'; readonly token: string } | { readonly mode: 'address'; readonly host: string; readonly port: number };
@@ -111,4 +138,7 @@ export const DEFAULT_CONFIG = {
   tokenTtlSeconds: 7 * 24 * 3600,
   exactCountLimit: 100_000,
   maxOffset: 100_000,
+  storageDir: './storage/uploads',
+  importMaxBytes: 100 * 1024 * 1024,
+  importMaxRows: 1_000_000,
 } as const;

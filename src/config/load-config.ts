@@ -10,12 +10,12 @@
  */
 import { availableParallelism } from 'node:os';
 import { SETTINGS, type Setting } from './settings.js';
-import type { Config, LogLevel, MetricsConfig } from './config.js';
-import { DEFAULT_CONFIG } from './config.js';
+import { DEFAULT_CONFIG, type Config, type LogLevel, type MetricsConfig } from './config.js';
 import { ConfigError } from './config-error.js';
 import { parseAllowedHosts, parseCorsOrigins, parseTrustedProxies } from './address-lists.js';
 import { parseDatabaseUrl } from './parse-database-url.js';
 import { quote, type RawSetting as Raw } from './raw-setting.js';
+import { storageConfig } from './storage-settings.js';
 
 export type Command = 'start' | 'schema-export' | 'help' | 'version';
 
@@ -215,12 +215,17 @@ function buildConfig(lookup: Lookup): Config {
     if (compression.value !== 'on' && compression.value !== 'off') throw new ConfigError(`${compression.name} must be on or off (got ${quote(compression.value)})`);
     config.compression = compression.value === 'on';
   }
+  const storage = storageConfig(lookup);
+  if (storage !== undefined) config.storage = storage;
   const schema = lookup('CORRAL_SCHEMA');
   if (schema !== undefined) config.schemaFile = schema.value;
   for (const [env, key] of [['CORRAL_EXACT_COUNT_LIMIT', 'exactCountLimit'], ['CORRAL_MAX_OFFSET', 'maxOffset']] as const) {
     const raw = lookup(env);
     if (raw !== undefined) config[key] = integer(raw, DEFAULT_CONFIG[key], 0, 1_000_000_000);
   }
+  const [importBytes, importRows] = [lookup('CORRAL_IMPORT_MAX_BYTES'), lookup('CORRAL_IMPORT_MAX_ROWS')];
+  if (importBytes !== undefined) config.importMaxBytes = byteSize(importBytes, 1024, 4096 * 1024 * 1024);
+  if (importRows !== undefined) config.importMaxRows = integer(importRows, DEFAULT_CONFIG.importMaxRows, 1, 100_000_000);
   const cursorSecret = lookup('CORRAL_CURSOR_SECRET');
   if (cursorSecret !== undefined && cursorSecret.value !== '') config.cursorSecret = cursorSecret.value;
   return config;
@@ -307,14 +312,13 @@ function logLevel(raw: Raw | undefined): LogLevel {
 }
 
 /** Bytes as an integer, or with a `kb`/`mb` unit (binary: 1kb = 1024 bytes), case-insensitive. */
-function bodyLimit(raw: Raw | undefined): number {
-  if (raw === undefined) return DEFAULT_CONFIG.bodyLimit;
+const bodyLimit = (raw: Raw | undefined): number => (raw === undefined ? DEFAULT_CONFIG.bodyLimit : byteSize(raw, BODY_LIMIT_MIN, BODY_LIMIT_MAX));
+
+function byteSize(raw: Raw, min: number, max: number): number {
   const match = /^(\d+)(kb|mb)?$/i.exec(raw.value);
   const bytes = match ? Number(match[1]) * (BODY_LIMIT_UNITS[(match[2] ?? '').toLowerCase()] ?? Number.NaN) : Number.NaN;
-  if (!(bytes >= BODY_LIMIT_MIN && bytes <= BODY_LIMIT_MAX)) {
-    throw new ConfigError(
-      `${raw.name} must be a size from 1kb to 1024mb, as bytes or with a kb/mb unit (got ${quote(raw.value)})`,
-    );
+  if (!(bytes >= min && bytes <= max)) {
+    throw new ConfigError(`${raw.name} must be a size from ${min / 1024}kb to ${max / 1024 / 1024}mb, as bytes or with a kb/mb unit (got ${quote(raw.value)})`);
   }
   return bytes;
 }

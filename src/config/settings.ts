@@ -116,6 +116,18 @@ export const SETTINGS = [
     help: "deepest offset page in rows; deeper is 400 PAGE_TOO_DEEP (default 100000)",
   },
   {
+    env: 'CORRAL_IMPORT_MAX_BYTES',
+    default: "`100mb`",
+    meaning: "Largest file a `:import` takes: bytes, or with a `kb`/`mb` unit (1kb–4096mb). Larger is 413 `IMPORT_TOO_LARGE`. See [docs/import-export.md](docs/import-export.md#import).",
+    help: "largest file an import takes: bytes, or with kb/mb (default 100mb)",
+  },
+  {
+    env: 'CORRAL_IMPORT_MAX_ROWS',
+    default: "`1000000`",
+    meaning: "Most data rows a `:import` takes (1–100000000). More is 413 `IMPORT_TOO_LARGE`.",
+    help: "most data rows an import takes (default 1000000)",
+  },
+  {
     env: 'CORRAL_CORS_ORIGINS',
     default: "none",
     meaning: "Browser origins allowed to call the API (comma list, or `*`); any other `Origin` is 403.",
@@ -216,6 +228,60 @@ export const SETTINGS = [
     default: "`on`",
     meaning: "`off` turns off gzip and brotli compression of JSON answers larger than 1 KiB (never event streams).",
     help: "on|off: compress JSON answers over 1 KiB (default on)",
+  },
+  {
+    env: 'CORRAL_STORAGE',
+    default: "`local`",
+    meaning: "Where attachment bytes are stored: `local` (a directory, `CORRAL_STORAGE_DIR`) or `s3` (a bucket of any S3-compatible service, `CORRAL_S3_…`). See [docs/files.md](docs/files.md).",
+    help: "local|s3: where attachment bytes are stored (default local)",
+  },
+  {
+    env: 'CORRAL_STORAGE_DIR',
+    default: "`./storage/uploads`",
+    meaning: "The `local` storage's directory (created when missing); with `s3`, uploads are staged in its `.tmp` folder before they are sent.",
+    help: "directory of the local storage; s3 stages uploads in its .tmp (default ./storage/uploads)",
+  },
+  {
+    env: 'CORRAL_S3_BUCKET',
+    default: "none",
+    meaning: "The bucket of the `s3` storage (required with `CORRAL_STORAGE=s3`).",
+    help: "bucket of the s3 storage (required with CORRAL_STORAGE=s3)",
+  },
+  {
+    env: 'CORRAL_S3_REGION',
+    default: "the SDK's (`AWS_REGION`)",
+    meaning: "Region of the bucket; unset, the AWS SDK's own lookup (`AWS_REGION`, `~/.aws/config`).",
+    help: "region of the s3 bucket (default: the AWS SDK's, AWS_REGION)",
+  },
+  {
+    env: 'CORRAL_S3_ENDPOINT',
+    default: "AWS",
+    meaning: "`http(s)://host[:port]` of an S3-compatible service (MinIO, Ceph, R2, …); unset, AWS S3.",
+    help: "http(s) URL of an S3-compatible service (default: AWS)",
+  },
+  {
+    env: 'CORRAL_S3_FORCE_PATH_STYLE',
+    default: "`false`",
+    meaning: "`true` addresses the bucket in the path (`host/bucket/key`) instead of the host name, as MinIO and most self-hosted services need.",
+    help: "true|false: bucket in the path, not the host name (default false)",
+  },
+  {
+    env: 'CORRAL_S3_ACCESS_KEY_ID',
+    default: "the SDK's",
+    meaning: "Access key of the `s3` storage, with `CORRAL_S3_SECRET_ACCESS_KEY` (both or neither); unset, the AWS SDK's default credential chain (`AWS_ACCESS_KEY_ID`, profiles, instance roles).",
+    help: "s3 access key id, with CORRAL_S3_SECRET_ACCESS_KEY (default: the AWS SDK's chain)",
+  },
+  {
+    env: 'CORRAL_S3_SECRET_ACCESS_KEY',
+    default: "the SDK's",
+    meaning: "Secret of `CORRAL_S3_ACCESS_KEY_ID`.",
+    help: "s3 secret access key, with CORRAL_S3_ACCESS_KEY_ID",
+  },
+  {
+    env: 'CORRAL_S3_PREFIX',
+    default: "none",
+    meaning: "Key prefix of the stored objects in the bucket (`corral/uploads`), so one bucket can hold other things too.",
+    help: "key prefix of the stored objects in the s3 bucket (default none)",
   },
 ] as const satisfies readonly SettingInfo[];
 

@@ -8,7 +8,9 @@ export type Cell = string | number | boolean | null;
  * Characters that make a spreadsheet read a text cell as a formula (or that some spreadsheets
  * strip before doing so): OWASP's CSV injection list.
  */
-const FORMULA_START = /^[=+\-@\t\r]/;
+// A text that already starts with quotes before such a character gets one more, so an import
+// (import-cells.ts) takes exactly one off and the round trip keeps the text.
+const FORMULA_START = /^'*[=+\-@\t\r]/;
 
 /** Text whose values are numbers or instants written as text: never a formula, never escaped. */
 const NOT_TEXT = new Set(['bigInt', 'decimal', 'date', 'dateOnly', 'time']);

@@ -14,8 +14,11 @@ import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import type { Dialect } from '../schema/types.js';
 import { bothGrants, grantsOfScopes } from '../store/scope.js';
 import type { Store } from '../store/store.js';
+import type { ImportLimits } from '../import/import-upload.js';
 import type { RootCheck, WebhookService } from '../webhooks/webhook-service.js';
 import { headerText } from './header-text.js';
+import { toApiError } from './error-body.js';
+import { uploadBodyOf } from './multipart.js';
 import { checkMethod, restAction } from '../request/method-rules.js';
 import { renderResult } from './render-result.js';
 import { parseResourcePath } from '../request/resource-path.js';
@@ -31,6 +34,8 @@ export interface RequestHandlerParts {
   readonly webhooks: WebhookService;
   /** Absent with CORRAL_AUTH=off. */
   readonly authenticator: Authenticator | undefined;
+  /** CORRAL_IMPORT_MAX_BYTES and CORRAL_IMPORT_MAX_ROWS. */
+  readonly imports?: ImportLimits;
   /** Overrides whether a request comes from root (tests); by default the caller's roles decide. */
   readonly isRoot: RootCheck | undefined;
 }
@@ -68,7 +73,7 @@ export function handleRequest(parts: RequestHandlerParts): (request: FastifyRequ
         action: action.name,
         ...(keys === undefined ? {} : { keys }),
         params,
-        body: request.body,
+        body: uploadBodyOf(request, action.name) ?? request.body,
         ...(principal === undefined ? {} : { principal }),
       };
       let grants = grantsOfScopes(store.scopesFor(apiRequest, snapshot));
@@ -90,6 +95,7 @@ export function handleRequest(parts: RequestHandlerParts): (request: FastifyRequ
         changes,
         webhooks,
         isRoot: isRoot ?? (() => root),
+        ...(parts.imports === undefined ? {} : { imports: parts.imports }),
         ...(authenticator === undefined ? {} : { auth: { authenticator, address: request.ip } }),
       };
       return action.run(context);
@@ -100,7 +106,7 @@ export function handleRequest(parts: RequestHandlerParts): (request: FastifyRequ
     } catch (error) {
       result = await runAgainIfSchemaMoved(error, runAction, schema, used, parts.dialect, request.log);
     }
-    return renderResult(result, reply, prefix);
+    return renderResult(result, reply, prefix, (error) => toApiError(error, parts.dialect, request.id));
   };
 }
 

@@ -1,6 +1,8 @@
 import type { FastifyReply } from 'fastify';
 import type { ActionResult } from '../actions/action-context.js';
+import type { ApiError } from '../errors/api-error.js';
 import { entityTag, noneMatch, parseTagCondition } from '../request/entity-tag.js';
+import { streamJob, wantsEventStream } from './job-stream.js';
 
 /** The `{data, meta}` envelope's meta of a page. */
 export function pageMeta(paging: Extract<ActionResult, { kind: 'page' }>['paging']): Record<string, number | boolean | string | null> {
@@ -14,7 +16,7 @@ export function pageMeta(paging: Extract<ActionResult, { kind: 'page' }>['paging
  * The one place a typed result becomes an HTTP answer: status, envelope, Location, stream.
  * Returns the body for Fastify to serialize (or the reply itself once a stream is sent).
  */
-export function renderResult(result: ActionResult, reply: FastifyReply, prefix: string): unknown {
+export function renderResult(result: ActionResult, reply: FastifyReply, prefix: string, toError: (error: unknown) => ApiError): unknown {
   switch (result.kind) {
     case 'item':
       return tagged(reply, { data: result.item });
@@ -45,7 +47,19 @@ export function renderResult(result: ActionResult, reply: FastifyReply, prefix: 
       reply.hijack();
       result.open(reply.request.raw, reply.raw, headersOf(reply));
       return reply;
+    case 'job':
+      // With `Accept: text/event-stream`, progress while it runs; otherwise the plain answer at the end.
+      if (wantsEventStream(reply.request.headers.accept)) {
+        streamJob(result, reply, (done) => dataBody(done), toError, headersOf(reply));
+        return reply;
+      }
+      return result.run(() => undefined).then((done) => renderResult(done, reply, prefix, toError));
   }
+}
+
+/** The JSON body of a finished job's result (an item). */
+function dataBody(result: ActionResult): unknown {
+  return result.kind === 'item' ? { data: result.item } : { data: null };
 }
 
 /**

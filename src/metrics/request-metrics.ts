@@ -15,6 +15,7 @@ const ACTIONS: Record<ActionName, true> = {
   count: true,
   getInfo: true,
   export: true,
+  import: true,
   signIn: true,
   check: true,
   signOut: true,

@@ -22,12 +22,13 @@ export type DocumentedAction =
   | 'query'
   | 'move'
   | 'subscribe'
-  | 'export';
+  | 'export'
+  | 'import';
 
 const ROW_ACTIONS: readonly DocumentedAction[] = ['list', 'get', 'count', 'create', 'update', 'destroy'];
 /** A collection also finds-or-writes, aggregates, reorders and streams its changes; an association does not. */
-export const COLLECTION_ACTIONS: readonly DocumentedAction[] = [...ROW_ACTIONS, 'firstOrCreate', 'updateOrCreate', 'query', 'move', 'subscribe', 'export'];
-const TO_MANY_ACTIONS: readonly DocumentedAction[] = [...ROW_ACTIONS, 'add', 'set', 'remove', 'toggle', 'export'];
+export const COLLECTION_ACTIONS: readonly DocumentedAction[] = [...ROW_ACTIONS, 'firstOrCreate', 'updateOrCreate', 'query', 'move', 'subscribe', 'export', 'import'];
+const TO_MANY_ACTIONS: readonly DocumentedAction[] = [...ROW_ACTIONS, 'add', 'set', 'remove', 'toggle', 'export', 'import'];
 /** A to-one association names its one row: list answers like get, there is no count, and add/toggle do not apply. */
 const TO_ONE_ACTIONS: readonly DocumentedAction[] = ['list', 'get', 'create', 'update', 'destroy', 'set', 'remove'];
 
@@ -74,6 +75,7 @@ const SPECS: Record<DocumentedAction, ActionSpec> = {
   move: { method: WRITE_METHOD, summary: 'Move a row within its sort field (sourceId, targetId or sticky, sortField, method; query or body)', query: [], keys: 'none' },
   subscribe: { method: READ_METHOD, summary: 'Stream the changes as Server-Sent Events', query: ['filter', 'fields', 'except', 'after'], keys: 'none' },
   export: { method: READ_METHOD, summary: 'Download the rows a paginate=false list answers as CSV or XLSX', query: ['filter', 'q', 'fields', 'except', 'appends', 'sort'], keys: 'many' },
+  import: { method: WRITE_METHOD, summary: 'Create (or, with filterKeys, update) rows from an uploaded CSV or XLSX file', query: ['filterKeys'], keys: 'none' },
 };
 
 export const actionMethod = (action: DocumentedAction): string => SPECS[action].method;
@@ -119,6 +121,63 @@ const EXPORT_RESPONSE: JsonSchema = {
   content: {
     'text/csv': { schema: { type: 'string' } },
     'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { schema: { type: 'string', format: 'binary' } },
+  },
+};
+
+/** The import's own query parameters (each may also be a text part of the form). */
+const IMPORT_PARAMETERS: JsonSchema[] = [
+  { name: 'format', in: 'query', description: 'the file format; by default told by the content (a zip is XLSX), then the file name and type, else CSV', schema: { type: 'string', enum: ['csv', 'xlsx'] } },
+  { name: 'mode', in: 'query', description: '`all`: every row in one transaction or none (400 IMPORT_INVALID); `skip-invalid`: the valid rows are written, the others reported', schema: { type: 'string', enum: ['all', 'skip-invalid'], default: 'all' } },
+  { name: 'mapping', in: 'query', description: 'a JSON object of header → field name, or null to ignore a column; unmapped headers match a field by name, then by title', schema: { type: 'string' } },
+];
+
+/** What an import answers: the same object as JSON or as the last event of the progress stream. */
+const IMPORT_SUMMARY: JsonSchema = {
+  type: 'object',
+  required: ['total', 'created', 'updated', 'skipped', 'errors'],
+  properties: {
+    total: { type: 'integer', minimum: 0, description: 'data rows read' },
+    created: { type: 'integer', minimum: 0 },
+    updated: { type: 'integer', minimum: 0 },
+    skipped: { type: 'integer', minimum: 0, description: 'rows not written (mode=skip-invalid)' },
+    errors: {
+      type: 'array',
+      description: 'rejected rows (at most 1000 listed): row is the spreadsheet row number, the header being row 1',
+      items: {
+        type: 'object',
+        required: ['row', 'field', 'code', 'message'],
+        properties: { row: { type: 'integer', minimum: 2 }, field: { type: ['string', 'null'] }, code: { type: 'string' }, message: { type: 'string' } },
+      },
+    },
+    invalid: { type: 'integer', minimum: 0, description: 'present when more rows were rejected than errors lists' },
+  },
+};
+
+const IMPORT_BODY: JsonSchema = {
+  required: true,
+  content: {
+    'multipart/form-data': {
+      schema: {
+        type: 'object',
+        required: ['file'],
+        properties: {
+          file: { type: 'string', format: 'binary', description: 'the CSV (UTF-8, header row first) or XLSX file (its first worksheet); at most CORRAL_IMPORT_MAX_BYTES and CORRAL_IMPORT_MAX_ROWS' },
+          mode: { type: 'string', enum: ['all', 'skip-invalid'] },
+          filterKeys: { type: 'string', description: 'comma-separated field names: a row matching a record on them updates it' },
+          mapping: { type: 'string', description: 'JSON object of header → field name or null' },
+          format: { type: 'string', enum: ['csv', 'xlsx'] },
+        },
+      },
+    },
+  },
+};
+
+const IMPORT_RESPONSE: JsonSchema = {
+  description:
+    '`{data: {total, created, updated, skipped, errors}}`. With `Accept: text/event-stream`: Server-Sent Events, `progress` ({processed}) every 1000 rows, then `result` with this body, or `error` with {status, errors}',
+  content: {
+    'application/json': { schema: dataEnvelope(IMPORT_SUMMARY) },
+    'text/event-stream': { schema: { type: 'string' } },
   },
 };
 
@@ -191,6 +250,11 @@ export function operation(target: OperationTarget, action: DocumentedAction): Js
     case 'export':
       parameters.push(FORMAT_PARAMETER);
       success = { 200: EXPORT_RESPONSE };
+      break;
+    case 'import':
+      parameters.push(...IMPORT_PARAMETERS);
+      op.requestBody = IMPORT_BODY;
+      success = { 200: IMPORT_RESPONSE };
       break;
   }
   const conditional = action === 'update' || action === 'destroy';

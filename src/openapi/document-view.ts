@@ -29,6 +29,7 @@ const NEEDS: Record<DocumentedAction, readonly GrantAction[]> = {
   subscribe: ['view'],
   export: ['view'],
   create: ['create'],
+  import: ['create'],
   firstOrCreate: ['create'],
   update: ['update'],
   updateOrCreate: ['update', 'create'],

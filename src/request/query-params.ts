@@ -47,8 +47,12 @@ export interface QueryParams {
   after?: number;
   /** `If-Match`: update and destroy of one record run only when its entity tag matches (docs/api.md, "Conditional requests"). */
   ifMatch?: TagCondition;
-  /** `:export?format=`: csv or xlsx (checked by the export action). */
+  /** `:export?format=` and `:import?format=`: csv or xlsx (checked by the action). */
   format?: string;
+  /** `:import?mode=`: all or skip-invalid (checked by the import action). */
+  mode?: string;
+  /** `:import?mapping=`: a JSON object of header → field name (parsed by the import action). */
+  mapping?: string;
   /** `changes:list?collection=`: the events of one collection only. */
   collection?: string;
 }
@@ -198,6 +202,11 @@ export function parseQueryParams(query: Record<string, unknown>, headers: Record
   if (query.format !== undefined) {
     if (typeof query.format !== 'string') throw param('format', 'must be a string');
     params.format = query.format;
+  }
+  for (const name of ['mode', 'mapping'] as const) {
+    if (query[name] === undefined) continue;
+    if (typeof query[name] !== 'string') throw param(name, 'must be a string');
+    params[name] = query[name];
   }
   if (query.q !== undefined && query.q !== null && query.q !== '') {
     if (typeof query.q !== 'string') throw param('q', 'must be a string');

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Database } from '../db/database.js';
 import { classifyDriverError } from '../db/driver-error.js';
 import { ApiError } from '../errors/api-error.js';
@@ -211,6 +212,36 @@ export class Store {
         }
         throw mapConstraintError(error, collection, dialect) ?? error;
       }
+    }
+  }
+
+  /**
+   * Inside a long write (an import of many rows): hands the rows changed so far to what runs
+   * before commit (the `$search` tokens, the outbox), then forgets them, so the unit's change
+   * set stays one batch long. The afterCommit hooks still learn which collections changed.
+   */
+  async flushChanges(unit: UnitOfWork, collection: Collection): Promise<void> {
+    if (unit.changes.empty) return;
+    await indexChanges(unit, collection);
+    for (const hook of this.#beforeCommit) await hook(unit.changes, unit);
+    unit.changes.drain();
+  }
+
+  /**
+   * Runs one row's statements so that their failure undoes them alone (a savepoint inside the
+   * unit's transaction: PostgreSQL refuses any statement after a failed one otherwise), and
+   * turns a constraint error into the client error naming the field. The unit's change
+   * records of a failed row are the caller's to drop: `work` records only after its statements ran.
+   */
+  async isolated<T>(unit: UnitOfWork, collection: Collection, work: () => Promise<T>): Promise<T> {
+    await sql`savepoint corral_row`.execute(unit.db);
+    try {
+      const value = await work();
+      await sql`release savepoint corral_row`.execute(unit.db);
+      return value;
+    } catch (error) {
+      await sql`rollback to savepoint corral_row`.execute(unit.db);
+      throw mapConstraintError(error, collection, this.database.dialect) ?? error;
     }
   }
 

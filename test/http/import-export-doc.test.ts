@@ -29,4 +29,11 @@ describe(`docs/import-export.md's example runs as written (${DIALECTS[0]})`, () 
     expect(stdout.replace(/^\uFEFF/, '').split('\r\n').join('\n')).toBe(`${shownOutput(script).join('\n')}\n`);
     expect(statSync(join(dir, 'books.xlsx')).size).toBeGreaterThan(1000);
   });
+
+  // After the export block: it imports into the books that block created.
+  it('imports as the page shows: all-or-nothing, skip-invalid, an upsert with progress events', async () => {
+    const script = markedBlock('import-export.md', 'import');
+    const stdout = await server.runScript(script, dir);
+    expect(stdout.replaceAll('\uFEFF', '').split('\r\n').join('\n')).toBe(`${shownOutput(script).join('\n')}\n`);
+  });
 });
