@@ -18,9 +18,11 @@ interface Draft {
   unique: boolean;
   index: boolean;
   searchable: boolean;
+  /** attachment: several files (true) or one. */
+  multiple: boolean;
 }
 
-const EMPTY: Draft = { name: '', type: 'string', target: '', foreignKey: '', otherKey: '', through: '', onDelete: '', length: '', defaultValue: '', allowNull: true, unique: false, index: false, searchable: false };
+const EMPTY: Draft = { name: '', type: 'string', target: '', foreignKey: '', otherKey: '', through: '', onDelete: '', length: '', defaultValue: '', allowNull: true, unique: false, index: false, searchable: false, multiple: true };
 
 /** The definition a draft stands for, without the options left blank. */
 function definitionOf(draft: Draft): Record<string, unknown> {
@@ -33,6 +35,11 @@ function definitionOf(draft: Draft): Record<string, unknown> {
       if (draft.through !== '') out.through = draft.through;
     }
     if (draft.onDelete !== '') out.onDelete = draft.onDelete;
+    return out;
+  }
+  if (draft.type === 'attachment') {
+    out.multiple = draft.multiple;
+    if (!draft.allowNull) out.allowNull = false;
     return out;
   }
   if (draft.type === 'string' && draft.length !== '') out.length = Number(draft.length);
@@ -114,6 +121,7 @@ export function FieldsScreen({ collection, collections, onChanged }: { collectio
       unique: field.unique === true,
       index: field.index === true,
       searchable: field.searchable === true,
+      multiple: field.multiple !== false,
     });
   };
   const drop = (name: string) =>
@@ -162,6 +170,7 @@ export function FieldsScreen({ collection, collections, onChanged }: { collectio
             <select name="fieldType" value={draft.type} disabled={editing !== null} onChange={(e) => set({ type: e.currentTarget.value })}>
               <optgroup label="Values">{SCALAR_TYPES.map((type) => <option value={type}>{type}</option>)}</optgroup>
               <optgroup label="Relations">{RELATION_TYPES.map((type) => <option value={type}>{type}</option>)}</optgroup>
+              <optgroup label="Files"><option value="attachment">attachment</option></optgroup>
             </select>
           </label>
         </div>
@@ -186,6 +195,11 @@ export function FieldsScreen({ collection, collections, onChanged }: { collectio
                 <option value="">default</option><option>SET NULL</option><option>CASCADE</option><option>RESTRICT</option>
               </select>
             </label>
+          </div>
+        ) : draft.type === 'attachment' ? (
+          <div class="row">
+            <label class="check"><input type="checkbox" checked={draft.multiple} onChange={(e) => set({ multiple: e.currentTarget.checked })} />Several files</label>
+            <label class="check"><input type="checkbox" checked={!draft.allowNull} onChange={(e) => set({ allowNull: !e.currentTarget.checked })} />Required</label>
           </div>
         ) : (
           <div class="row">

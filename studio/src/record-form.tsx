@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call } from './api';
+import { AttachmentInput, attachedOf, holdsMany, isAttachment } from './attachments';
 import { RelationPicker, type Picked } from './relation-picker';
 import { display, editableFields, isNumeric, isRelation, labelField, type Collection, type Field } from './schema';
 import { FieldError, fieldErrorsOf, Problems, useAction } from './ui';
@@ -16,6 +17,7 @@ function localInput(iso: unknown): string {
 
 function initial(field: Field, row: Record<string, unknown> | null, collections: Collection[]): string | boolean | Picked[] {
   const value = row?.[field.name];
+  if (isAttachment(field)) return attachedOf(value).map((file) => ({ key: file.id, label: file.filename ?? String(file.id) }));
   if (isRelation(field)) {
     const target = collections.find((candidate) => candidate.name === field.target);
     const key = target?.filterTargetKey ?? 'id';
@@ -57,6 +59,7 @@ function check(field: Field, value: string | boolean | Picked[]): string | undef
 }
 
 function wire(field: Field, value: string | boolean | Picked[]): unknown {
+  if (Array.isArray(value) && isAttachment(field)) return holdsMany(field) ? value.map((picked) => picked.key) : (value[0]?.key ?? null);
   if (Array.isArray(value)) return field.type === 'hasMany' || field.type === 'belongsToMany' ? value.map((picked) => picked.key) : (value[0]?.key ?? null);
   if (typeof value === 'boolean') return value;
   if (value.trim() === '') return null;
@@ -69,7 +72,7 @@ function wire(field: Field, value: string | boolean | Picked[]): unknown {
 /** Creates or edits one record: an input per field, errors (ours and the API's) in place. */
 export function RecordForm({ collection, collections, recordKey, onDone }: { collection: Collection; collections: Collection[]; recordKey: unknown; onDone: (saved: boolean) => void }) {
   const fields = editableFields(collection);
-  const relations = fields.filter(isRelation);
+  const relations = fields.filter((field) => isRelation(field) || isAttachment(field));
   const [values, setValues] = useState<Values | null>(recordKey === undefined ? Object.fromEntries(fields.map((field) => [field.name, initial(field, null, collections)])) : null);
   const [local, setLocal] = useState<Record<string, string>>({});
   const [busy, error, run] = useAction();
@@ -99,7 +102,7 @@ export function RecordForm({ collection, collections, recordKey, onDone }: { col
     for (const field of fields) {
       const value = values[field.name]!;
       if (field.type === 'password' && value === '') continue;
-      body[field.type === 'belongsTo' ? (field.foreignKey ?? `${field.name}Id`) : field.name] = wire(field, value);
+      body[field.type === 'belongsTo' && !isAttachment(field) ? (field.foreignKey ?? `${field.name}Id`) : field.name] = wire(field, value);
     }
     void run(async () => {
       if (recordKey === undefined) await call('POST', `${path}:create`, { body });
@@ -120,6 +123,10 @@ export function RecordForm({ collection, collections, recordKey, onDone }: { col
         const value = values[field.name]!;
         const common = { id, name: field.name, 'aria-invalid': message !== undefined, 'aria-describedby': message === undefined ? undefined : errorId };
         let input;
+        if (isAttachment(field)) {
+          input = <AttachmentInput id={id} label={field.name} many={holdsMany(field)} value={value as Picked[]} onChange={(picked) => set(field.name, picked)} {...(message === undefined ? {} : { describedBy: errorId })} />;
+          return <div class="form-field">{input}<FieldError id={errorId} message={message} /></div>;
+        }
         if (isRelation(field)) {
           const target = collections.find((candidate) => candidate.name === field.target);
           input = target === undefined ? <span>unknown target {field.target}</span> : (

@@ -4,7 +4,9 @@ import { emptyGroup, FilterBuilder, filterPaths, toFilter, type Group } from './
 import { subscribe } from './live';
 import { RecordForm } from './record-form';
 import { href, onLink } from './router';
-import { display, editableFields, isRelation, isToOne, labelField, scalarFields, type Collection } from './schema';
+import { AttachmentLinks, isAttachment } from './attachments';
+import { ImportExport } from './import-export';
+import { display, editableFields, isAppendable, isToOne, labelField, scalarFields, type Collection } from './schema';
 import { BulkBar } from './bulk-bar';
 import { Problems, useAction } from './ui';
 
@@ -18,7 +20,7 @@ export function RecordsScreen({ collection, collections }: { collection: Collect
   // Foreign keys a belongsTo owns start hidden: the relation's label column shows them.
   const owned = new Set(collection.fields.filter((field) => field.type === 'belongsTo').map((field) => field.foreignKey));
   const [columns, setColumns] = useState<string[]>(() => scalarFields(collection).filter((field) => !owned.has(field.name)).map((field) => field.name));
-  const [appends, setAppends] = useState<string[]>(() => toOne.map((field) => field.name));
+  const [appends, setAppends] = useState<string[]>(() => [...toOne, ...collection.fields.filter(isAttachment)].map((field) => field.name));
   const [sort, setSort] = useState<string>('');
   const [page, setPage] = useState(1);
   const [pageSize, setPageSize] = useState(20);
@@ -38,18 +40,31 @@ export function RecordsScreen({ collection, collections }: { collection: Collect
   const paths = filterPaths(collection, collections);
   const reloadRef = useRef<() => void>(() => undefined);
 
+  // What the grid selects: its columns, each append's key and label (every column of a file).
+  const appendedPaths = appends.flatMap((name) => {
+    const field = collection.fields.find((candidate) => candidate.name === name);
+    if (field !== undefined && isAttachment(field)) return [name];
+    const target = collections.find((candidate) => candidate.name === field?.target);
+    return target === undefined ? [] : [`${name}.${target.filterTargetKey}`, `${name}.${labelField(target)}`];
+  });
+  const selection = {
+    fields: [...new Set([key, ...columns]), ...appendedPaths],
+    appends,
+    sort: sort === '' ? undefined : sort,
+    filter,
+    q: q.trim() === '' ? undefined : q.trim(),
+  };
+  // An export has one row per record: only to-one appends become columns.
+  const exportQuery = {
+    ...selection,
+    fields: selection.fields.filter((path) => !appends.some((name) => (path === name || path.startsWith(`${name}.`)) && !toOne.some((field) => field.name === name))),
+    appends: appends.filter((name) => toOne.some((field) => field.name === name)),
+  };
+
   const load = () =>
     run(async () => {
-      const fields = [...new Set([key, ...columns])];
       const query = {
-        fields: [...fields, ...appends.flatMap((name) => {
-          const target = collections.find((candidate) => candidate.name === collection.fields.find((field) => field.name === name)?.target);
-          return target === undefined ? [] : [`${name}.${target.filterTargetKey}`, `${name}.${labelField(target)}`];
-        })],
-        appends,
-        sort: sort === '' ? undefined : sort,
-        filter,
-        q: q.trim() === '' ? undefined : q.trim(),
+        ...selection,
         pageSize,
         ...(cursorMode ? { cursor: cursors[page - 1] ?? '' } : { page }),
       };
@@ -114,6 +129,7 @@ export function RecordsScreen({ collection, collections }: { collection: Collect
         <button type="button" aria-expanded={showFilter} onClick={() => setShowFilter(!showFilter)}>Filter{filter === undefined ? '' : ' •'}</button>
         <button type="button" aria-expanded={showColumns} onClick={() => setShowColumns(!showColumns)}>Columns</button>
         {canEdit && <button type="button" class="primary editing" onClick={() => setForm({ key: undefined })}>New record</button>}
+        <ImportExport collection={collection.name} query={exportQuery} canImport={canEdit} onImported={() => void load()} />
       </div>
       {showFilter && (
         <div class="card">
@@ -129,7 +145,7 @@ export function RecordsScreen({ collection, collections }: { collection: Collect
           {scalarFields(collection).map((field) => (
             <label class="check"><input type="checkbox" checked={columns.includes(field.name)} onChange={(e) => setColumns(e.currentTarget.checked ? [...columns, field.name] : columns.filter((name) => name !== field.name))} />{field.name}</label>
           ))}
-          {collection.fields.filter(isRelation).map((field) => (
+          {collection.fields.filter(isAppendable).map((field) => (
             <label class="check"><input type="checkbox" checked={appends.includes(field.name)} onChange={(e) => setAppends(e.currentTarget.checked ? [...appends, field.name] : appends.filter((name) => name !== field.name))} />{field.name} ({field.type})</label>
           ))}
         </fieldset>
@@ -164,6 +180,7 @@ export function RecordsScreen({ collection, collections }: { collection: Collect
                   const target = collections.find((candidate) => candidate.name === field?.target);
                   const label = target === undefined ? 'id' : labelField(target);
                   const value = row[name];
+                  if (field !== undefined && isAttachment(field)) return <td data-column={name}><AttachmentLinks value={value} /></td>;
                   const list = value === null || value === undefined ? [] : Array.isArray(value) ? value : [value];
                   return <td data-column={name}>{(list as Row[]).map((related) => display(related[label] ?? related[target?.filterTargetKey ?? 'id'])).join(', ')}</td>;
                 })}

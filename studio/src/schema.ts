@@ -25,6 +25,8 @@ export interface Field {
   through?: string;
   onDelete?: string;
   references?: { collection: string; key: string; onDelete?: string };
+  /** attachment: one file or several. */
+  multiple?: boolean;
 }
 
 export interface Collection {
@@ -51,9 +53,14 @@ export function isNumeric(type: string): boolean {
   return ['integer', 'bigInt', 'float', 'double', 'sort'].includes(type);
 }
 
-/** Columns a grid shows: scalar fields other than passwords. */
+/** Columns a grid shows: scalar fields other than passwords and files (files are appended). */
 export function scalarFields(collection: Collection): Field[] {
-  return collection.fields.filter((field) => !isRelation(field) && field.type !== 'password');
+  return collection.fields.filter((field) => !isRelation(field) && field.type !== 'password' && field.type !== 'attachment');
+}
+
+/** Fields whose values come with `appends`: relations and attachment fields. */
+export function isAppendable(field: Field): boolean {
+  return isRelation(field) || field.type === 'attachment';
 }
 
 /** Fields a person fills in a record form: no system columns, no foreign keys a belongsTo owns. */

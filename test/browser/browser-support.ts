@@ -23,12 +23,12 @@ export interface Browser {
 /** A fresh Chromium profile at 1280×800 whose requests may reach only `base`. */
 export async function openBrowser(base: string): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'corral-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: BROWSER_FLAGS, viewport: { width: 1280, height: 800 } });
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, acceptDownloads: true, args: BROWSER_FLAGS, viewport: { width: 1280, height: 800 } });
   const outside: string[] = [];
   const page = context.pages()[0] ?? (await context.newPage());
   await context.route('**/*', (route) => {
     const url = route.request().url();
-    if (url.startsWith(base) || url.startsWith('data:') || url === 'about:blank') return route.continue();
+    if (url.startsWith(base) || url.startsWith('data:') || url.startsWith('blob:') || url === 'about:blank') return route.continue();
     outside.push(url);
     return route.abort();
   });

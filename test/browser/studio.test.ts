@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
@@ -267,6 +268,47 @@ for (const dialect of BROWSER_DIALECTS) {
       } finally {
         await new Promise((resolve) => receiver.close(resolve));
       }
+    }, 60_000);
+
+    it('exports what the grid selects, imports a spreadsheet, and attaches a file to a record', async () => {
+      await page.goto(`${base}/studio/collections/books`);
+      await page.locator('table.records td[data-column="title"]').first().waitFor();
+      const [exported] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+      expect(exported.suggestedFilename()).toBe('books.csv');
+      const csv = await readFile(await exported.path(), 'utf8');
+      expect(csv.split('\n')[0]).toContain('title');
+      expect(csv).toContain('Changed elsewhere');
+
+      await page.getByRole('button', { name: 'Import', exact: true }).click();
+      const form = page.getByRole('form', { name: 'Import into books' });
+      // All or nothing: a row with a title that exists refuses the file, and the rejected row is named.
+      await form.getByLabel('Spreadsheet (CSV or XLSX)').setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('title,pages\nImported one,5\nForm book,6\n') });
+      await form.getByRole('button', { name: 'Import file' }).click();
+      await form.getByRole('table', { name: 'Rejected rows' }).waitFor();
+      await expect(form.getByRole('table', { name: 'Rejected rows' }).textContent()).resolves.toContain('3');
+      expect((await api.get('/api/books:list?filter={"title":"Imported one"}')).body.data).toEqual([]);
+      await form.getByLabel('Invalid rows').selectOption('skip-invalid');
+      await form.getByLabel('Spreadsheet (CSV or XLSX)').setInputFiles({ name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('title,pages\nImported one,5\nForm book,6\n') });
+      await form.getByRole('button', { name: 'Import file' }).click();
+      await expect.poll(() => form.getByTestId('import-report').textContent()).toContain('1 created');
+      expect((await api.get('/api/books:list?filter={"title":"Imported one"}')).body.data).toMatchObject([{ pages: 5 }]);
+      await screenshot(browser, `${dialect}-10-import`);
+
+      await page.goto(`${base}/studio/collections/books/fields`);
+      await addField(page, 'cover', 'attachment');
+      await page.goto(`${base}/studio/collections/books`);
+      const row = page.locator('table.records tr', { hasText: 'Changed elsewhere' });
+      await row.getByRole('button', { name: /^Edit books/ }).click();
+      const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('not really pixels')]);
+      await page.getByLabel('Upload').setInputFiles({ name: 'cover.png', mimeType: 'image/png', buffer: png });
+      await page.getByRole('button', { name: 'Download cover.png' }).first().waitFor();
+      await page.getByRole('button', { name: 'Save record' }).click();
+      const cell = page.locator('table.records tr', { hasText: 'Changed elsewhere' }).locator('td[data-column="cover"]');
+      await cell.getByRole('button', { name: 'Download cover.png' }).waitFor();
+      await screenshot(browser, `${dialect}-11-attachment`);
+      const [file] = await Promise.all([page.waitForEvent('download'), cell.getByRole('button', { name: 'Download cover.png' }).click()]);
+      expect(file.suggestedFilename()).toBe('cover.png');
+      expect(await readFile(await file.path())).toEqual(png);
     }, 60_000);
 
     it('shows a read-only grid on a phone', async () => {
