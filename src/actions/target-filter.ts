@@ -1,5 +1,5 @@
 import { ApiError } from '../errors/api-error.js';
-import { keyFilter, parseKeys } from '../plan/bind-keys.js';
+import { compositeKeyFilter, keyFilter, parseKeys } from '../plan/bind-keys.js';
 import { bindFilter } from '../plan/bind-filter.js';
 import { and, TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
 import type { ApiRequest } from '../request/api-request.js';
@@ -25,6 +25,10 @@ export function bindTarget(request: ApiRequest, collection: Collection, scope: F
   const narrowedByFilter = filter !== TRUE_NODE;
   if (request.keys === undefined) {
     return { where: and([scope, filter]), single: scopeIsTarget, narrowed: narrowedByFilter || scopeIsTarget };
+  }
+  if (collection.compositeKey !== undefined) {
+    // One composite key (filterByTk[a]=1&filterByTk[b]=2): one row, as a scalar key names one.
+    return { where: and([scope, filter, compositeKeyFilter(collection.compositeKey, request.keys)]), keys: [request.keys], single: true, narrowed: true };
   }
   const keys = parseKeys(collection, request.keys);
   return { where: and([scope, filter, keyFilter(collection, keys)]), keys, single: !Array.isArray(request.keys), narrowed: true };

@@ -72,7 +72,7 @@ function authorizeRoleResources(access: Access, request: ApiRequest, snapshot: S
   const fields = access.scope(snapshot.get(ROLES)!, action)?.fields;
   if (fields !== undefined && !fields.has('resources')) throw new ApiError('FORBIDDEN', `your roles do not allow ${action === 'view' ? 'reading' : 'writing'} resources of roles`, { field: 'resources' });
   if (action === 'update') {
-    const resource = isRecord(request.body) ? { ...request.body, ...(request.keys === undefined || Array.isArray(request.keys) ? {} : { name: String(request.keys) }) } : request.body;
+    const resource = isRecord(request.body) ? { ...request.body, ...(request.keys === undefined || typeof request.keys === 'object' ? {} : { name: String(request.keys) }) } : request.body;
     checkEscalation(access, ROLES, { name: request.path.sourceKey, resources: grantAction === 'destroy' ? [] : [resource] });
   }
 }

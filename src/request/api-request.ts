@@ -42,6 +42,9 @@ const same = (a: string | number, b: string | number): boolean => String(a) === 
 export function mergeKeys(pathKey: string | undefined, filterByTk: KeyInput | undefined): KeyInput | undefined {
   if (pathKey === undefined) return filterByTk;
   if (filterByTk === undefined) return pathKey;
+  if (typeof filterByTk === 'object' && !Array.isArray(filterByTk)) {
+    throw new ApiError('PARAM_INVALID', 'a composite key goes in filterByTk alone, not in the path', { field: 'filterByTk' });
+  }
   const agrees = Array.isArray(filterByTk)
     ? filterByTk.length === 1 && same(filterByTk[0]!, pathKey)
     : same(filterByTk, pathKey);

@@ -59,7 +59,14 @@ export interface QueryParams {
   attachmentField?: string;
 }
 
-export type KeyInput = string | number | (string | number)[];
+/** A key, keys, or (a composite key) an object of every key field: `filterByTk[a]=1&filterByTk[b]=2`. */
+export type KeyInput = string | number | (string | number)[] | CompositeKeyInput;
+
+/** One composite key as sent: key field name → value, not yet coerced. */
+export type CompositeKeyInput = { readonly [field: string]: string | number };
+
+/** At most this many parts in a composite key object (a table's primary key has few columns). */
+const MAX_KEY_PARTS = 32;
 
 /** How a list counts its rows: `exact` (count(*)), `estimated` (the database's estimate), `none` (hasNext only). */
 export type CountMode = 'exact' | 'estimated' | 'none';
@@ -141,15 +148,20 @@ function parseFilter(value: unknown): unknown {
 function parseKeys(value: unknown): KeyInput | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   let keys: unknown = value;
-  if (typeof value === 'string' && value.startsWith('[')) {
+  if (typeof value === 'string' && (value.startsWith('[') || value.startsWith('{'))) {
     try {
       keys = JSON.parse(value) as unknown;
     } catch {
       // a string key that happens to start with '['
     }
   }
-  // qs turns `filterByTk[0]=1` into an array, and very large indexes into an object.
-  if (typeof keys === 'object' && keys !== null && !Array.isArray(keys)) keys = Object.values(keys);
+  // qs turns `filterByTk[0]=1` into an array, and very large indexes into an object; named parts
+  // (`filterByTk[a]=1&filterByTk[b]=2`) are one composite key.
+  if (typeof keys === 'object' && keys !== null && !Array.isArray(keys)) {
+    const names = Object.keys(keys);
+    if (names.length === 0 || names.every((name) => /^\d+$/.test(name))) keys = Object.values(keys);
+    else return compositeKey(keys as Record<string, unknown>, names);
+  }
   if (Array.isArray(keys)) {
     if (keys.length > MAX_KEYS) throw param('filterByTk', `holds at most ${MAX_KEYS} keys`);
     if (!keys.every((key): key is string | number => typeof key === 'string' || typeof key === 'number')) {
@@ -159,6 +171,16 @@ function parseKeys(value: unknown): KeyInput | undefined {
   }
   if (typeof keys === 'string' || typeof keys === 'number') return keys;
   throw new ApiError('KEY_INVALID', 'filterByTk must be a key or an array of keys');
+}
+
+/** Named parts of one composite key; the names are checked against the key fields by bind-keys.ts. */
+function compositeKey(parts: Record<string, unknown>, names: string[]): CompositeKeyInput {
+  if (names.length > MAX_KEY_PARTS) throw param('filterByTk', `holds at most ${MAX_KEY_PARTS} key parts`);
+  return Object.fromEntries(names.map((name) => {
+    const part = parts[name];
+    if (typeof part !== 'string' && typeof part !== 'number') throw new ApiError('KEY_INVALID', `filterByTk[${name}] must be a string or a number`, { field: 'filterByTk' });
+    return [name, part];
+  }));
 }
 
 /** The `X-Timezone` header: an IANA zone name or a ±HH:MM offset; anything else is 400. */

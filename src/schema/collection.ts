@@ -100,8 +100,13 @@ export interface Collection {
   readonly fieldList: readonly Field[];
   /** The primary key field. */
   readonly primaryKey: Field;
-  /** The field keys in paths and filterByTk match (filterTargetKey). */
+  /** The field keys in paths and filterByTk match (filterTargetKey); the first key field of a composite key. */
   readonly key: Field;
+  /**
+   * Every key field of a composite key (filterTargetKey a list: an unmanaged table's composite
+   * primary key); undefined for one key field. filterByTk is then an object (bind-keys.ts).
+   */
+  readonly compositeKey: readonly Field[] | undefined;
   /** Fields returned when the request does not choose. */
   readonly visible: readonly Field[];
   /** Relation fields by name; linked once every collection of the snapshot is compiled. */
@@ -125,9 +130,11 @@ export function compileCollection(def: CollectionDef, dialect: Dialect): Collect
     };
   });
   const fields = new Map(fieldList.map((field) => [field.name, field]));
-  const keyed = def.filterTargetKey !== '';
+  const keyed = def.filterTargetKey !== '' && def.filterTargetKey.length !== 0;
+  const compositeKey = Array.isArray(def.filterTargetKey) ? def.filterTargetKey.map((name) => fields.get(name)) : undefined;
+  if (compositeKey !== undefined && (compositeKey.length < 2 || compositeKey.includes(undefined))) throw new Error(`collection ${def.name} has a composite key on missing fields`);
   // A keyless view orders and tells rows apart by its first field (best effort: docs/existing-databases.md).
-  const key = keyed ? fields.get(def.filterTargetKey) : fieldList[0];
+  const key = compositeKey !== undefined ? compositeKey[0] : keyed ? fields.get(def.filterTargetKey as string) : fieldList[0];
   const primaryKey = fieldList.find((field) => field.def.primaryKey === true) ?? (keyed && def.managed !== false ? undefined : key);
   if (primaryKey === undefined || key === undefined) throw new Error(`collection ${def.name} has no usable key`);
   return {
@@ -142,6 +149,8 @@ export function compileCollection(def: CollectionDef, dialect: Dialect): Collect
     fieldList,
     primaryKey,
     key,
+    // Always present (undefined for one key field): every collection object has one shape.
+    compositeKey: compositeKey as Field[] | undefined,
     visible: fieldList.filter((field) => !field.hidden),
     relations: new Map<string, Relation>(),
     decode(row, selected) {

@@ -93,6 +93,8 @@ export async function reindexSearch(db: Executor, def: CollectionDef | undefined
   const fields = searchableFields(def);
   if (fields.length === 0) return;
   const key = def.filterTargetKey;
+  // Searchable fields are for Corral's own tables, whose key is one field.
+  if (typeof key !== 'string') return;
   const keyType = def.fields.find((field) => field.name === key)?.type ?? 'integer';
   const column = keyColumn(keyType);
   let last: unknown;

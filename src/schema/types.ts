@@ -136,9 +136,11 @@ export interface CollectionDef {
   idType: IdType;
   /**
    * The field keys in paths and filterByTk match. `''` only for a view (or unmanaged table)
-   * with no key: lists work, reads and writes by key answer 400 COLLECTION_HAS_NO_KEY.
+   * with no key: lists work, reads and writes by key answer 400 COLLECTION_HAS_NO_KEY. A list of
+   * two or more fields only for an unmanaged table with a composite primary key: filterByTk is then
+   * an object of every key field (`filterByTk[a]=1&filterByTk[b]=2`, NocoBase's multi filter target key).
    */
-  filterTargetKey: string;
+  filterTargetKey: string | string[];
   fields: FieldDef[];
   /** Relation fields; absent in definitions stored before relations existed. */
   relations?: RelationDef[];
