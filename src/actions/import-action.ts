@@ -13,7 +13,7 @@ import { UploadBody } from '../request/upload-body.js';
 import type { Collection, Relation } from '../schema/collection.js';
 import { isStampName } from '../schema/stamp-options.js';
 import { associationFilter, type AssociationSource } from '../store/association-source.js';
-import { canonical } from '../store/canonical.js';
+import { rowKey } from '../store/canonical.js';
 import { insertItems } from '../store/insert-items.js';
 import { createLinked } from '../store/nested-writes.js';
 import { mapConstraintError } from '../store/store.js';
@@ -157,7 +157,7 @@ async function runImport(
         const existing = await firstMatch(unit, collection, keyShape, where);
         if (existing !== undefined) {
           const update = await bindWriteValues(collection, input, 'update', now);
-          const byKey = keyFilter(collection, [canonical(collection.key, existing[collection.key.name], unit.dialect)]);
+          const byKey = keyFilter(collection, [rowKey(collection, existing, unit.dialect)]);
           const [updated] = await updateMatched(unit, collection, update, byKey, options);
           // Visible but outside the caller's update scope: refused, never created twice.
           if (updated === undefined) throw new ApiError('FORBIDDEN', `your roles do not allow updating the ${collection.name} record this row matches`);

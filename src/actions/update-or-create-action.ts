@@ -2,7 +2,7 @@ import { bindReadShape } from '../plan/bind-read-shape.js';
 import { keyFilter } from '../plan/bind-keys.js';
 import { bindWriteValues } from '../plan/bind-write-values.js';
 import type { Collection, Row } from '../schema/collection.js';
-import { canonical } from '../store/canonical.js';
+import { rowKey } from '../store/canonical.js';
 import { updateMatched } from '../store/update-rows.js';
 import type { UnitOfWork } from '../store/unit-of-work.js';
 import { type ActionContext, type ActionResult } from './action-context.js';
@@ -25,7 +25,7 @@ export async function updateOrCreateAction(ctx: ActionContext, collection: Colle
   const update = await bindWriteValues(collection, body, 'update', now, writeFilter(params));
   const options = nestedOptions(params, now);
   const updateRow = async (unit: UnitOfWork, row: Row): Promise<Row> => {
-    const byKey = keyFilter(collection, [canonical(collection.key, row[collection.key.name], unit.dialect)]);
+    const byKey = keyFilter(collection, [rowKey(collection, row, unit.dialect)]);
     const [updated] = await updateMatched(unit, collection, update, byKey, options);
     return updated ?? row;
   };

@@ -118,7 +118,8 @@ export const SQL_OF: Record<MemberEncoding, (c: RawBuilder<unknown>) => RawBuild
 function buildEncoder(collection: Collection): EventEncoder {
   const fields = collection.visible;
   const members: EventMember[] = fields.map((field, index) => ({ field, encoding: ENCODING_OF[field.type.name], prefix: `${index === 0 ? '{' : ','}"${field.name}":` }));
-  const keyIndex = fields.indexOf(collection.key);
+  // A composite key's event key is an object: the generic path (outbox.ts eventOf) builds it.
+  const keyIndex = collection.compositeKey === undefined ? fields.indexOf(collection.key) : -1;
   const names = fields.map((field) => field.name);
   const prefixes = members.map((member) => member.prefix);
   const renderers = members.map((member) => jsMember(member.field, member.encoding));

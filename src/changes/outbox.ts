@@ -1,6 +1,8 @@
 import { selection, type Collection, type Item, type Row } from '../schema/collection.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
-import { canonical } from '../store/canonical.js';
+import { keyFields, keyText, rowKey } from '../store/canonical.js';
+import { keyFilter } from '../plan/bind-keys.js';
+import { filterToSql } from '../sql/filter-sql.js';
 import type { Change, ChangeSet } from '../store/change-set.js';
 import type { CommitHook, UnitOfWork } from '../store/unit-of-work.js';
 import { eventEncoder } from './event-encoder.js';
@@ -67,7 +69,7 @@ async function pendingRows(changes: ChangeSet, unit: UnitOfWork, snapshot: Schem
     const encoder = eventEncoder(collection);
     for (const kind of ['created', 'updated'] as const) {
       for (const change of byKind[kind]) {
-        const row = complete(collection, change.after) ? change.after! : fresh.get(String(change.key)) ?? change.after;
+        const row = complete(collection, change.after) ? change.after! : fresh.get(keyText(change.key)) ?? change.after;
         // Gone by the end of the unit (created, then deleted): its destroy event says so.
         if (row === undefined) continue;
         const texts = encoder.js(row, unit.dialect);
@@ -81,9 +83,17 @@ async function pendingRows(changes: ChangeSet, unit: UnitOfWork, snapshot: Schem
 
 function eventOf(collection: Collection, action: EventAction, change: Change, row: Row | undefined): PendingEvent {
   const data = row === undefined ? {} : collection.decode(row, collection.visible.filter((field) => Object.hasOwn(row, field.name)));
-  const key = data[collection.key.name] ?? jsonKey(change.key);
-  if (row === undefined) data[collection.key.name] = key;
+  const key = collection.compositeKey !== undefined ? compositeJson(change.key) : data[collection.key.name] ?? jsonKey(change.key);
+  if (row === undefined) {
+    if (collection.compositeKey !== undefined) Object.assign(data, key);
+    else data[collection.key.name] = key;
+  }
   return { collection: collection.name, action, key, data };
+}
+
+/** A composite key's object, each part as jsonKey makes it. */
+function compositeJson(key: unknown): Item[string] {
+  return Object.fromEntries(Object.entries(key as Record<string, unknown>).map(([name, value]) => [name, jsonKey(value)])) as Item[string];
 }
 
 function jsonKey(key: unknown): Item[string] {
@@ -102,13 +112,12 @@ async function readBack(unit: UnitOfWork, collection: Collection, keys: unknown[
   const out = new Map<string, Row>();
   const key = collection.key;
   for (let start = 0; start < keys.length; start += READ_BACK_CHUNK) {
-    const values = keys.slice(start, start + READ_BACK_CHUNK).map((value) => key.type.toDb(value, unit.dialect));
-    const rows = (await unit.db
-      .selectFrom(collection.table)
-      .select(collection.visible.map((field) => selection(field)))
-      .where(key.column, 'in', values)
-      .execute()) as Row[];
-    for (const row of rows) out.set(String(canonical(key, row[key.name], unit.dialect)), row);
+    const chunk = keys.slice(start, start + READ_BACK_CHUNK);
+    const select = unit.db.selectFrom(collection.table).select([...new Set([...keyFields(collection), ...collection.visible])].map((field) => selection(field)));
+    const rows = (collection.compositeKey !== undefined
+      ? await select.where((eb) => filterToSql(keyFilter(collection, chunk), eb, unit.dialect, collection.table)).execute()
+      : await select.where(key.column, 'in', chunk.map((value) => key.type.toDb(value, unit.dialect))).execute()) as Row[];
+    for (const row of rows) out.set(keyText(rowKey(collection, row, unit.dialect)), row);
   }
   return out;
 }

@@ -215,7 +215,10 @@ export function commonSchemas(): Record<string, JsonSchema> {
         updatedBy: { type: 'boolean', description: 'a belongsTo `updatedBy` to users (`updatedById`), stamped by the server on every write' },
         autoGenId: { type: 'boolean' },
         idType: { type: 'string', enum: [...ID_TYPES] },
-        filterTargetKey: { type: 'string', description: "'' for a collection without a key (a view): read by filter only" },
+        filterTargetKey: {
+          oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 2 }],
+          description: "'' for a collection without a key (a view): read by filter only; a list of fields for an existing table's composite primary key (filterByTk is then an object of every one)",
+        },
         managed: { type: 'boolean', description: 'false: a table Corral did not create; never altered by Corral (docs/existing-databases.md)' },
         tableName: { type: 'string', description: 'the table, when it is not named after the collection: a system collection\'s corral_ table (users → corral_users), or a table Corral did not create' },
         view: { type: 'boolean', description: 'a view or materialized view: read-only' },

@@ -1,7 +1,7 @@
 import { ApiError } from '../errors/api-error.js';
 import type { KeyInput } from '../request/query-params.js';
 import type { Collection, Field } from '../schema/collection.js';
-import { and, type FilterNode } from './filter-node.js';
+import { and, or, type FilterNode } from './filter-node.js';
 
 /**
  * Parses keys (from the path or filterByTk) with the key field's type; KEY_INVALID otherwise.
@@ -19,7 +19,15 @@ export function parseKeys(collection: Collection, keys: KeyInput): unknown[] {
   });
 }
 
+/**
+ * The rows of canonical keys. A composite key's keys are objects of every key field's value
+ * (store/canonical.ts `rowKey`): one AND of equalities per key.
+ */
 export function keyFilter(collection: Collection, keys: unknown[]): FilterNode {
+  const composite = collection.compositeKey;
+  if (composite !== undefined) {
+    return or(keys.map((key) => and(composite.map((field): FilterNode => ({ kind: 'compare', field, op: 'eq', value: (key as Record<string, unknown>)[field.name] })))));
+  }
   const field = collection.key;
   return keys.length === 1 ? { kind: 'compare', field, op: 'eq', value: keys[0] } : { kind: 'in', field, values: keys, negate: false };
 }

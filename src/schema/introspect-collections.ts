@@ -119,8 +119,10 @@ function mapTable(table: CatalogueTable, name: string, dialect: Dialect, schema:
     index: indexColumns.has(column.name),
   }));
   const keyColumn = isView ? undefined : singleKey ?? keyFromUniques(table, kept);
-  if (table.primaryKey.length > 1) notes.push({ table: table.name, reason: `composite primary key (${table.primaryKey.join(', ')}): served without a key (lists and filters; not by key)` });
-  else if (!isView && keyColumn === undefined) notes.push({ table: table.name, reason: 'no primary key: served without a key (lists and filters; not by key)' });
+  // A composite primary key whose every column is served: filterByTk is an object of its fields (bind-keys.ts).
+  const compositeKey = !isView && table.primaryKey.length > 1 && table.primaryKey.every((column) => fieldOf.has(column)) ? table.primaryKey.map((column) => fieldOf.get(column)!) : undefined;
+  if (table.primaryKey.length > 1 && compositeKey === undefined) notes.push({ table: table.name, reason: `composite primary key (${table.primaryKey.join(', ')}) with a column not served: served without a key (lists and filters; not by key)` });
+  else if (table.primaryKey.length <= 1 && !isView && keyColumn === undefined) notes.push({ table: table.name, reason: 'no primary key: served without a key (lists and filters; not by key)' });
   const keyField = keyColumn === undefined ? undefined : fieldOf.get(keyColumn);
   const keyDef = fields.find((field) => field.name === keyField);
   const idType: IdType = keyDef !== undefined && (ID_TYPES as readonly string[]).includes(keyDef.type) ? (keyDef.type as IdType) : 'integer';
@@ -130,7 +132,8 @@ function mapTable(table: CatalogueTable, name: string, dialect: Dialect, schema:
     timestamps: false,
     autoGenId: false,
     idType,
-    filterTargetKey: keyField ?? '',
+    // A single not-null unique column stays the key (as before); else the composite primary key.
+    filterTargetKey: keyField ?? compositeKey ?? '',
     fields,
     relations: [],
   };

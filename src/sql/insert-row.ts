@@ -34,7 +34,7 @@ export async function insertRow(
   const key = pk.def.autoIncrement === true && row[pk.name] === undefined ? String(result.insertId) : row[pk.name];
   let query = db.selectFrom(collection.table).select(visibleColumns(collection).names).where(pk.column, '=', key);
   // Without a key field of its own (a junction with a composite key), every value written finds the row.
-  if (!collection.keyed) for (const [name, value] of Object.entries(row)) if (name !== pk.name) query = query.where(collection.fields.get(name)?.column ?? name, value === null ? 'is' : '=', value);
+  if (!collection.keyed || collection.compositeKey !== undefined) for (const [name, value] of Object.entries(row)) if (name !== pk.name) query = query.where(collection.fields.get(name)?.column ?? name, value === null ? 'is' : '=', value);
   return (await query.executeTakeFirstOrThrow()) as Row;
 }
 

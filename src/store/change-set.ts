@@ -1,4 +1,5 @@
 import type { Row } from '../schema/collection.js';
+import { keyText } from './canonical.js';
 
 export type ChangeKind = 'created' | 'updated' | 'deleted';
 
@@ -34,7 +35,7 @@ export class ChangeSet {
       this.#byCollection.set(collection, changes);
       this.#positions.set(collection, positions);
     }
-    const text = String(key);
+    const text = keyText(key);
     const change: Change = after === undefined ? { key } : { key, after };
     if (kind === 'updated') {
       const created = positions.created.get(text);

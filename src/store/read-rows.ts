@@ -11,7 +11,7 @@ import type { FilterNode } from '../plan/filter-node.js';
 import { ApiError } from '../errors/api-error.js';
 import { keyFilter } from '../plan/bind-keys.js';
 import { TRUE_NODE } from '../plan/filter-node.js';
-import { canonical } from './canonical.js';
+import { canonical, keyFields, keyText, rowKey } from './canonical.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
 /** Rows fetched per round trip when streaming `paginate=false`; appends load per batch. */
@@ -109,10 +109,9 @@ async function decodeItems(unit: UnitOfWork, collection: Collection, shape: Read
 async function outOfView(unit: UnitOfWork, collection: Collection, rows: Row[]): Promise<Set<Row> | undefined> {
   const scope = unit.scopes.get(collection.name);
   if (scope === undefined || scope.denied || scope.where === TRUE_NODE || rows.length === 0) return undefined;
-  const key = collection.key;
-  const text = (row: Row) => String(canonical(key, row[key.name], unit.dialect));
-  const where = keyFilter(collection, rows.map((row) => canonical(key, row[key.name], unit.dialect)));
-  const visible = new Set((await selectRows(unit, { collection, where: unit.where(collection, where), select: [key], order: [] }, unit.scopeOf)).map(text));
+  const text = (row: Row) => keyText(rowKey(collection, row, unit.dialect));
+  const where = keyFilter(collection, rows.map((row) => rowKey(collection, row, unit.dialect)));
+  const visible = new Set((await selectRows(unit, { collection, where: unit.where(collection, where), select: [...keyFields(collection)], order: [] }, unit.scopeOf)).map(text));
   const hidden = new Set(rows.filter((row) => !visible.has(text(row))));
   return hidden.size === 0 ? undefined : hidden;
 }

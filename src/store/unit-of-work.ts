@@ -3,7 +3,7 @@ import type { Collection, Row } from '../schema/collection.js';
 import type { Dialect } from '../schema/types.js';
 import type { ShapeCache } from '../sql/query-cache.js';
 import type { Executor, SqlTarget } from '../sql/select-rows.js';
-import { canonical } from './canonical.js';
+import { rowKey } from './canonical.js';
 import type { ReferenceSource } from './cascades.js';
 import { ChangeSet, type ChangeKind } from './change-set.js';
 import { ApiError } from '../errors/api-error.js';
@@ -106,8 +106,7 @@ export class UnitOfWork implements SqlTarget {
 
   /** Records a changed row by its key (the collection's filterTargetKey, read from the driver row). */
   record(collection: Collection, kind: ChangeKind, row: Row): void {
-    const key = collection.key;
-    this.changes.record(collection.name, kind, canonical(key, row[key.name], this.dialect), row);
+    this.changes.record(collection.name, kind, rowKey(collection, row, this.dialect), row);
   }
 
   beforeCommit(hook: CommitHook): void {

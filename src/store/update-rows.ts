@@ -5,7 +5,7 @@ import { selection, toColumns, type Collection, type Row } from '../schema/colle
 import { filterToSql, whereSql } from '../sql/filter-sql.js';
 import { selectRows } from '../sql/select-rows.js';
 import type { Statement } from '../sql/sql-pass.js';
-import { canonical } from './canonical.js';
+import { keyFields, rowKey } from './canonical.js';
 import { resolveBelongsTo, writeDependents, type NestedOptions } from './nested-writes.js';
 import { runWrite } from './run-write.js';
 import type { UnitOfWork } from './unit-of-work.js';
@@ -48,9 +48,9 @@ export async function updateMatched(unit: UnitOfWork, collection: Collection, bo
   const key = collection.key;
   const order = [{ field: key, desc: false }];
   await checkWrite(unit, collection, 'update', bound);
-  const matched = await selectRows(unit, { collection, where: unit.where(collection, where, 'update'), select: [key], order }, unit.scopeOf);
+  const matched = await selectRows(unit, { collection, where: unit.where(collection, where, 'update'), select: [...keyFields(collection)], order }, unit.scopeOf);
   if (matched.length === 0) return [];
-  const byKeys = keyFilter(collection, matched.map((row) => canonical(key, row[key.name], dialect)));
+  const byKeys = keyFilter(collection, matched.map((row) => rowKey(collection, row, dialect)));
   await resolveBelongsTo(unit, collection, bound, options);
   if (bound.values.size > 0) {
     await unit.db

@@ -6,7 +6,7 @@ import type { Statement } from '../sql/sql-pass.js';
 import { runWrite } from './run-write.js';
 import { keyFilter } from '../plan/bind-keys.js';
 import { recordCascades } from './cascades.js';
-import { canonical } from './canonical.js';
+import { canonical, keyFields, rowKey } from './canonical.js';
 import { refuseWrite, type StatementAction, type UnitOfWork } from './unit-of-work.js';
 import { DirectWriteUnavailable } from './write-fast-path.js';
 
@@ -31,7 +31,7 @@ export async function updateWhere(unit: UnitOfWork, collection: Collection, set:
     rows = (await unit.db.selectFrom(table).select(selection(key)).where(condition).forUpdate().execute()) as Row[];
     if (rows.length > 0) await unit.db.updateTable(table).set(columns).where(condition).execute();
   }
-  const keys = rows.map((row) => canonical(key, row[key.name], unit.dialect));
+  const keys = rows.map((row) => rowKey(collection, row, unit.dialect));
   for (const value of keys) unit.changes.record(collection.name, 'updated', value);
   return keys;
 }
@@ -51,12 +51,12 @@ export async function deleteWhere(unit: UnitOfWork, collection: Collection, wher
   if (mode === 'sqlite-direct') throw new DirectWriteUnavailable();
   const condition = (eb: Parameters<typeof filterToSql>[1]) => filterToSql(scoped, eb, unit.dialect, table);
   if (unit.references !== undefined) {
-    let query = unit.db.selectFrom(table).select([...new Set([key, ...collection.visible])].map((field) => selection(field))).where(condition);
+    let query = unit.db.selectFrom(table).select([...new Set([...keyFields(collection), ...collection.visible])].map((field) => selection(field))).where(condition);
     if (DIALECT_TRAITS[unit.dialect].rowLocks) query = query.forUpdate();
     const before = (await query.execute()) as Row[];
     if (before.length === 0) return [];
     await recordCascades(unit, unit.references, collection, before);
-    const keys = before.map((row) => canonical(key, row[key.name], unit.dialect));
+    const keys = before.map((row) => rowKey(collection, row, unit.dialect));
     // Without a key of its own (a junction's composite key) the rows read are the rows the condition matches.
     const byKeys = collection.keyed ? keyFilter(collection, keys) : scoped;
     await unit.db.deleteFrom(table).where((eb) => filterToSql(byKeys, eb, unit.dialect, table)).execute();
@@ -65,12 +65,12 @@ export async function deleteWhere(unit: UnitOfWork, collection: Collection, wher
   }
   let rows: Row[];
   if (DIALECT_TRAITS[unit.dialect].returning) {
-    rows = (await unit.db.deleteFrom(table).where(condition).returning(selection(key)).execute()) as Row[];
+    rows = (await unit.db.deleteFrom(table).where(condition).returning(keyFields(collection).map((field) => selection(field))).execute()) as Row[];
   } else {
-    rows = (await unit.db.selectFrom(table).select(selection(key)).where(condition).forUpdate().execute()) as Row[];
+    rows = (await unit.db.selectFrom(table).select(keyFields(collection).map((field) => selection(field))).where(condition).forUpdate().execute()) as Row[];
     if (rows.length > 0) await unit.db.deleteFrom(table).where(condition).execute();
   }
-  const keys = rows.map((row) => canonical(key, row[key.name], unit.dialect));
+  const keys = rows.map((row) => rowKey(collection, row, unit.dialect));
   for (const value of keys) unit.changes.record(collection.name, 'deleted', value);
   return keys;
 }

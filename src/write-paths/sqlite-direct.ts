@@ -5,7 +5,7 @@ import { outboxRowOf } from '../changes/outbox.js';
 import type { DatabaseExecutor } from '../db/database-executor.js';
 import type { DirectConnection } from '../db/direct-reader.js';
 import type { Collection, Row } from '../schema/collection.js';
-import { canonical } from '../store/canonical.js';
+import { rowKey } from '../store/canonical.js';
 import { DirectWriteUnavailable, type WriteFastPath } from '../store/write-fast-path.js';
 import type { SqliteDirectMode } from '../store/write-mode.js';
 
@@ -76,6 +76,6 @@ const ACTION = { created: 'create', updated: 'update' } as const;
 
 /** The event's texts from the collection's encoder (event-encoder.ts), else as the outbox hook builds them. */
 function writeEvent(connection: DirectConnection, collection: Collection, kind: 'created' | 'updated', row: Row): void {
-  const texts = eventEncoder(collection).js(row, 'sqlite') ?? outboxRowOf(collection, kind, { key: canonical(collection.key, row[collection.key.name], 'sqlite'), after: row });
+  const texts = eventEncoder(collection).js(row, 'sqlite') ?? outboxRowOf(collection, kind, { key: rowKey(collection, row, 'sqlite'), after: row });
   connection.prepare(INSERT_EVENT).run(collection.name, ACTION[kind], texts.key, texts.data, Date.now());
 }
