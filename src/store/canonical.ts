@@ -26,5 +26,8 @@ export function rowKey(collection: Collection, row: Row, dialect: Dialect): unkn
 
 /** Text that tells keys apart: a composite key's object as JSON, any other key as String does. */
 export function keyText(key: unknown): string {
-  return typeof key === 'object' && key !== null && !(key instanceof Date) ? JSON.stringify(key) : String(key);
+  return typeof key === 'object' && key !== null && !(key instanceof Date) ? JSON.stringify(key, bigIntText) : String(key);
 }
+
+/** bigint parts (a bigint column of a composite key) as their digits. */
+const bigIntText = (_name: string, value: unknown): unknown => (typeof value === 'bigint' ? value.toString() : value);

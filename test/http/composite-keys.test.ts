@@ -34,7 +34,7 @@ function useExisting(dialect: Dialect, fixture: Record<Dialect, readonly string[
     } finally {
       await loader.close();
     }
-    state.built = await buildApp(testConfig(state.database, { introspect: { include: [], exclude: [] } }));
+    state.built = await buildApp(testConfig(state.database, { introspect: { include: [], exclude: [] }, logLevel: 'error' }));
     state.api = apiFor(state.built);
   });
   afterAll(async () => {
