@@ -125,6 +125,16 @@ for (const dialect of DIALECTS) {
       const again = await served.api.request('POST', `/api/order_lines:destroy?${line(2, 1)}`);
       expect(again.status, again.text).toBe(404);
     });
+
+    it('keys the change events of its rows by the composite key (an object)', async () => {
+      const changes = await served.api.get('/api/changes:list?after=0&pageSize=200&collection=order_lines');
+      expect(changes.status, changes.text).toBe(200);
+      const events = (changes.body.data as { action: string; key: unknown; data: Record<string, unknown> }[]).map((event) => ({ action: event.action, key: event.key, data: event.data }));
+      expect(events).toMatchObject([
+        { action: 'update', key: { order_id: 1, line_no: 2 }, data: { order_id: 1, line_no: 2, quantity: 5 } },
+        { action: 'destroy', key: { order_id: 2, line_no: 1 }, data: { order_id: 2, line_no: 1 } },
+      ]);
+    });
   });
 
   describe(`composite keys of the Chinook sample database on ${dialect}`, () => {
