@@ -21,3 +21,17 @@ describe(`docs/existing-databases.md's sync example runs as written (${DIALECTS[
     expect(stdout.trim().split('\n')).toEqual(shownOutput(script));
   });
 });
+
+// The composite-key example, on a server of its own (its sync adds only its table).
+describe(`docs/existing-databases.md's composite-key example runs as written (${DIALECTS[0]})`, () => {
+  const server = useDocServer();
+
+  it('serves a table with a composite primary key by filterByTk[…]', async () => {
+    const script = markedBlock('existing-databases.md', 'composite-key');
+    const statement = /^# after, by plain SQL: (.*)$/m.exec(script)?.[1];
+    expect(statement).toBeDefined();
+    await sql.raw(DIALECTS[0] === 'mysql' ? statement!.replaceAll('"', '`') : statement!).execute(server.built.database.db);
+    const stdout = await server.runScript(script);
+    expect(stdout.trim().split('\n')).toEqual(shownOutput(script));
+  });
+});
