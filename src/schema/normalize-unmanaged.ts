@@ -68,13 +68,22 @@ export function normalizeUnmanaged(input: Record<string, unknown>, system = fals
     field.system = stamp;
   }
   const keys = fields.filter((field) => field.primaryKey === true);
-  let filterTargetKey = input.filterTargetKey ?? (keys.length === 1 ? keys[0]!.name : '');
+  // Several primaryKey fields: a composite key, filterByTk then an object of every one (bind-keys.ts).
+  let filterTargetKey: unknown = input.filterTargetKey ?? (keys.length === 1 ? keys[0]!.name : keys.length > 1 ? keys.map((key) => key.name) : '');
   if (filterTargetKey === null) filterTargetKey = '';
-  if (typeof filterTargetKey !== 'string') throw invalid('filterTargetKey must be a field name', 'filterTargetKey');
-  if (filterTargetKey !== '' && fields.find((field) => field.name === filterTargetKey) === undefined) throw invalid(`filterTargetKey ${filterTargetKey} is not a field`, 'filterTargetKey');
+  if (Array.isArray(filterTargetKey)) {
+    const names = filterTargetKey as unknown[];
+    if (names.length === 1 && typeof names[0] === 'string') filterTargetKey = names[0];
+    else if (names.length < 2 || !names.every((name): name is string => typeof name === 'string') || new Set(names).size !== names.length) {
+      throw invalid('filterTargetKey must be a field name or a list of two or more distinct field names (a composite key)', 'filterTargetKey');
+    }
+  } else if (typeof filterTargetKey !== 'string') throw invalid('filterTargetKey must be a field name', 'filterTargetKey');
+  for (const keyName of Array.isArray(filterTargetKey) ? filterTargetKey : filterTargetKey === '' ? [] : [filterTargetKey]) {
+    if (fields.find((field) => field.name === keyName) === undefined) throw invalid(`filterTargetKey ${keyName} is not a field`, 'filterTargetKey');
+  }
   const keyType = keys[0]?.type;
   const idType: IdType = keys.length === 1 && keyType !== undefined && (ID_TYPES as readonly string[]).includes(keyType) ? (keyType as IdType) : 'integer';
-  const def: CollectionDef = { name, managed: false, timestamps: stamps.createdAt || stamps.updatedAt, autoGenId: false, idType, filterTargetKey, fields, relations: [] };
+  const def: CollectionDef = { name, managed: false, timestamps: stamps.createdAt || stamps.updatedAt, autoGenId: false, idType, filterTargetKey: filterTargetKey as string | string[], fields, relations: [] };
   if (input.tableName !== undefined && input.tableName !== null && input.tableName !== name) def.tableName = checkIdentifier(input.tableName, 'tableName', 'tableName');
   if (input.schema !== undefined && input.schema !== null) def.schema = checkIdentifier(input.schema, 'schema', 'schema');
   if (view) def.view = true;
