@@ -12,6 +12,8 @@ export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 export interface SheetRow {
   readonly row: number;
   readonly cells: readonly SheetCell[];
+  /** Bytes of the file read so far (CSV; a read-ahead of up to one 64 KB chunk included). */
+  readonly bytesRead?: number;
 }
 
 /** Longest text of one CSV cell (a row longer than this is a broken file, not data). */
@@ -32,7 +34,7 @@ export async function* csvRows(path: string): AsyncGenerator<SheetRow> {
   try {
     for await (const record of parser as AsyncIterable<string[]>) {
       row += 1;
-      yield { row, cells: record };
+      yield { row, cells: record, bytesRead: input.bytesRead };
     }
   } catch (error) {
     if (error instanceof ApiError) throw error;
