@@ -95,3 +95,11 @@ export function classifyDriverError(error: unknown, dialect: Dialect): Classifie
   if (errno === 1142 || errno === 1044 || errno === 1290 || errno === 1036 || errno === 1143) return { kind: 'denied' };
   return { kind: 'other' };
 }
+
+/**
+ * Whether `error` is the database refusing a write to a role that may only read, on whichever
+ * dialect (their codes do not overlap): for housekeeping writes that a read-only role skips.
+ */
+export function isReadOnlyRefusal(error: unknown): boolean {
+  return (['sqlite', 'postgres', 'mysql'] as const).some((dialect) => classifyDriverError(error, dialect).kind === 'denied');
+}
