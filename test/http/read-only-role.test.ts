@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type BuiltApp } from '../../src/app.js';
 import { openDatabase } from '../../src/db/database.js';
@@ -142,5 +143,44 @@ describe.each(NETWORK)('a SELECT-only role on a database without Corral\'s table
       await role.drop();
       await database.drop();
     }
+  });
+});
+
+describe.runIf(DIALECTS.includes('postgres'))('CORRAL_INTROSPECT_SCHEMA (postgres)', () => {
+  const state = {} as { database: TestDatabase; built: BuiltApp; api: TestApi };
+  beforeAll(async () => {
+    state.database = await createTestDatabase('postgres');
+    const loader = await openDatabase(state.database.config);
+    try {
+      await loadFixture(loader.db, SHOP_SQL.postgres);
+      // A table of the same name in the connection's schema: a query that forgot the schema would read it.
+      await loadFixture(loader.db, ['CREATE TABLE public.stock (product_id integer PRIMARY KEY, on_hand integer NOT NULL)', 'INSERT INTO public.stock VALUES (9, 999)']);
+    } finally {
+      await loader.close();
+    }
+    state.built = await buildApp(testConfig(state.database, { introspect: { include: [], exclude: [], schema: 'inventory' } }));
+    state.api = apiFor(state.built);
+  });
+  afterAll(async () => {
+    await state.built?.close();
+    await state.database?.drop();
+  });
+
+  it('serves the rows of the schema named, not of the connection\'s', async () => {
+    const reply = await state.api.get('/api/stock:list?sort=product_id&fields=product_id,on_hand');
+    expect(reply.status, reply.text).toBe(200);
+    expect(reply.body.data).toEqual([{ product_id: 1, on_hand: 40 }, { product_id: 2, on_hand: 12 }]);
+    const counted = await state.api.get(`/api/stock:list?filter=${encodeURIComponent(JSON.stringify({ on_hand: { $gt: 20 } }))}&fields=product_id`);
+    expect([counted.body.data, counted.body.meta.count]).toEqual([[{ product_id: 1 }], 1]);
+  });
+
+  it('writes to the schema named', async () => {
+    expect((await state.api.post('/api/stock:create', { product_id: 3, on_hand: 5 })).status).toBe(201);
+    expect((await state.api.post('/api/stock:update?filterByTk=1', { on_hand: 41 })).status).toBe(200);
+    expect((await state.api.post('/api/stock:destroy?filterByTk=2')).status).toBe(200);
+    const inventory = await sql<{ product_id: number; on_hand: number }>`select product_id, on_hand from inventory.stock order by product_id`.execute(state.built.database.db);
+    expect(inventory.rows).toEqual([{ product_id: 1, on_hand: 41 }, { product_id: 3, on_hand: 5 }]);
+    const pub = await sql<{ product_id: number }>`select product_id from public.stock`.execute(state.built.database.db);
+    expect(pub.rows).toEqual([{ product_id: 9 }]);
   });
 });
