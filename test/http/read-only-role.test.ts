@@ -184,3 +184,42 @@ describe.runIf(DIALECTS.includes('postgres'))('CORRAL_INTROSPECT_SCHEMA (postgre
     expect(pub.rows).toEqual([{ product_id: 9 }]);
   });
 });
+
+describe.runIf(DIALECTS.includes('sqlite'))('a read-only SQLite file (sqlite:<path>?mode=ro)', () => {
+  const state = {} as { database: TestDatabase; built: BuiltApp; api: TestApi };
+  beforeAll(async () => {
+    state.database = await createTestDatabase('sqlite');
+    const loader = await openDatabase(state.database.config);
+    try {
+      await loadFixture(loader.db, SHOP_SQL.sqlite);
+    } finally {
+      await loader.close();
+    }
+    const first = await buildApp(testConfig(state.database, INTROSPECT));
+    await first.close();
+    const config = testConfig({ ...state.database, config: { ...state.database.config, readOnly: true } as DatabaseConfig }, INTROSPECT);
+    state.built = await buildApp({ ...config, auth: { ...config.auth, enabled: false } });
+    state.api = apiFor(state.built, null);
+  });
+  afterAll(async () => {
+    await state.built?.close();
+    await state.database?.drop();
+  });
+
+  it('serves reads', async () => {
+    const reply = await state.api.get('/api/product:list?sort=id&fields=id');
+    expect(reply.status, reply.text).toBe(200);
+    expect(reply.body.data.length).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ['create', '/api/tag:create', { label: 'new' }],
+    ['update', '/api/product:update?filterByTk=1', { name: 'renamed' }],
+    ['destroy', '/api/tag:destroy?filterByTk=1', undefined],
+    ['schema change', '/api/collections:create', { name: 'fresh', fields: [{ name: 'title', type: 'string' }] }],
+  ] as const)('answers a %s with 403 DATABASE_READ_ONLY', async (_label, url, body) => {
+    const reply = await state.api.post(url, body);
+    expect(reply.status, reply.text).toBe(403);
+    expect(reply.body.errors[0].code).toBe('DATABASE_READ_ONLY');
+  });
+});

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseDatabaseUrl } from '../../src/config/parse-database-url.js';
 import { classifyDriverError, isReadOnlyRefusal } from '../../src/db/driver-error.js';
 import type { Dialect } from '../../src/db/dialect.js';
 
@@ -20,5 +21,20 @@ describe('a read-only refusal', () => {
   it.each(CASES)('%s %j is denied: %s', (dialect, error, denied) => {
     expect(classifyDriverError(error, dialect).kind === 'denied').toBe(denied);
     expect(isReadOnlyRefusal(error)).toBe(denied);
+  });
+});
+
+describe('sqlite:<path>?mode=ro', () => {
+  const parse = (value: string) => parseDatabaseUrl({ name: 'DATABASE_URL', value }, 5);
+  it.each([
+    ['sqlite:./data/shop.sqlite?mode=ro', { dialect: 'sqlite', file: './data/shop.sqlite', readOnly: true }],
+    ['sqlite:///srv/shop.sqlite?mode=ro', { dialect: 'sqlite', file: '/srv/shop.sqlite', readOnly: true }],
+    ['sqlite:./data/shop.sqlite', { dialect: 'sqlite', file: './data/shop.sqlite' }],
+  ])('%s', (url, config) => {
+    expect(parse(url)).toEqual(config);
+  });
+
+  it('refuses an in-memory read-only database', () => {
+    expect(() => parse('sqlite::memory:?mode=ro')).toThrow(/in-memory SQLite database cannot be read-only/);
   });
 });
