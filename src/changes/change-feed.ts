@@ -114,11 +114,15 @@ export class ChangeFeed {
     this.#last = await this.lastId();
     this.#timer = setInterval(() => this.#readNow(), this.options.pollMs);
     this.#timer.unref();
-    this.#pruneTimer = setInterval(() => {
-      void this.prune().catch((error: unknown) => this.options.log.error({ err: error }, 'pruning the change feed failed'));
-    }, PRUNE_INTERVAL_MS);
+    // A role that may only read leaves pruning to the owner's nodes (docs/existing-databases.md#read-only-roles).
+    const prune = (): void => {
+      void this.prune().catch((error: unknown) => {
+        if (!isReadOnlyRefusal(error)) this.options.log.error({ err: error }, 'pruning the change feed failed');
+      });
+    };
+    this.#pruneTimer = setInterval(prune, PRUNE_INTERVAL_MS);
     this.#pruneTimer.unref();
-    void this.prune().catch((error: unknown) => this.options.log.error({ err: error }, 'pruning the change feed failed'));
+    prune();
     if (this.options.listenUrl !== undefined) await this.#listen(this.options.listenUrl);
   }
 

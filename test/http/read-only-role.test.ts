@@ -71,6 +71,7 @@ async function selectOnlyRole(database: TestDatabase): Promise<ReadOnlyRole> {
 
 describe.each(NETWORK)('a SELECT-only role (%s)', (dialect) => {
   const state = {} as { database: TestDatabase; role: ReadOnlyRole; built: BuiltApp; api: TestApi };
+  const logged: { level: number; msg: string }[] = [];
   beforeAll(async () => {
     state.database = await createTestDatabase(dialect);
     const loader = await openDatabase(state.database.config);
@@ -86,11 +87,14 @@ describe.each(NETWORK)('a SELECT-only role (%s)', (dialect) => {
     state.role = await selectOnlyRole(state.database);
     // Signing in writes (auth state): the role's app serves without auth, and sign-in is refused clearly (below).
     const config = testConfig({ ...state.database, config: state.role.config }, INTROSPECT);
-    state.built = await buildApp({ ...config, auth: { ...config.auth, enabled: false } });
+    const logStream = { write: (line: string) => void logged.push(JSON.parse(line) as { level: number; msg: string }) };
+    state.built = await buildApp({ ...config, logLevel: 'warn', auth: { ...config.auth, enabled: false } }, { logStream });
     state.api = apiFor(state.built, null);
   });
   afterAll(async () => {
     await state.built?.close();
+    // Nothing the role may not do was tried as if it could: no error in the log (start, pruning, requests, close).
+    expect(logged.filter((line) => line.level >= 50).map((line) => line.msg)).toEqual([]);
     await state.role?.drop();
     await state.database?.drop();
   });
