@@ -141,7 +141,7 @@ describe.each(NETWORK)('a SELECT-only role on a database without Corral\'s table
     const role = await selectOnlyRole(database);
     try {
       await expect(buildApp(testConfig({ ...database, config: role.config }, INTROSPECT))).rejects.toThrow(
-        /^the database role may not create Corral's system table corral_\w+: start Corral once as a role that may create tables \(the database owner\), then start it with this role/,
+        /^the database role may not create Corral's system table corral_collections: start Corral once as a role that may create tables \(the database owner\), then start it with this role/,
       );
     } finally {
       await role.drop();
