@@ -7,6 +7,7 @@ import { DEFAULT_CONFIG, type Config } from './config/config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { listenUrlOf } from './db/listen-url.js';
 import { connectionSchemaOf } from './db/connection-schema.js';
+import { isReadOnlyRefusal } from './db/driver-error.js';
 import { ApiError } from './errors/api-error.js';
 import { registerBodyParsers } from './http/body-parsers.js';
 import { registerMultipart } from './http/multipart.js';
@@ -208,8 +209,14 @@ async function applySchemaFile(schema: SchemaManager, file: string): Promise<voi
 /** CORRAL_INTROSPECT=on: the catalogue's tables are registered (or brought up to date) before the server listens. */
 async function introspectAtStart(schema: SchemaManager, log: FastifyInstance['log']): Promise<void> {
   const report = await schema.syncIntrospected().catch((error: unknown) => {
+    // A role that may only read serves the definitions stored by an earlier start as the owner.
+    if (isReadOnlyRefusal(error) || (error instanceof ApiError && error.code === 'DATABASE_READ_ONLY')) {
+      log.warn({ err: error }, 'introspection: the database role may not store what the catalogue says now; serving the collections registered before');
+      return undefined;
+    }
     throw new Error(`CORRAL_INTROSPECT: ${error instanceof ApiError ? error.message : error instanceof Error ? error.message : String(error)}`);
   });
   const served = schema.snapshot.defs.filter((def) => def.managed === false).length;
+  if (report === undefined) return;
   log.info({ added: report.added, changed: report.changed.map((change) => change.collection), removed: report.removed, skipped: report.skipped }, `introspection: serving ${served} existing tables and views`);
 }

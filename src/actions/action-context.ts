@@ -88,6 +88,9 @@ export type ActionResult =
 export interface JobProgress {
   readonly processed: number;
   readonly total?: number;
+  /** Bytes of the job's input read so far, of `bytes` (an import of a CSV file: the rows' total is not known until the end). */
+  readonly bytesRead?: number;
+  readonly bytes?: number;
 }
 
 export type ResultKind = ActionResult['kind'];

@@ -7,7 +7,7 @@ import { splitThrough } from '../store/through-values.js';
 import type { ActionContext, ActionResult } from './action-context.js';
 import { anchorFromPath, loadScope } from './association-scope.js';
 import { countAction } from './count-action.js';
-import { bindCreateItems, bodyOrEmpty, createdResult, nestedOptions, writeFilter } from './create-action.js';
+import { bindCreateItems, bodyOrEmpty, createdResult, nestedOptions, writeFilter, refuseUpload } from './create-action.js';
 import { destroyAction } from './destroy-action.js';
 import { getAction } from './get-action.js';
 import { listAction } from './list-action.js';
@@ -58,6 +58,7 @@ const item = (action: typeof getAction): AssociationAction => async (ctx, relati
  */
 const create: AssociationAction = async (ctx, relation) => {
   const { target } = relation;
+  refuseUpload(ctx);
   const { params } = ctx.request;
   const now = new Date();
   const shape = bindReadShape(target, undefined, undefined, params.appends);

@@ -54,8 +54,14 @@ export async function createdResult(ctx: ActionContext, collection: Collection, 
   return { kind: 'created', item, location: [collection.name, String(item[collection.key.name])] };
 }
 
+/** A multipart body reaches create only for an upload (attachments, an attachment field); any other create takes JSON: 415. */
+export function refuseUpload(ctx: ActionContext): void {
+  if (ctx.request.upload !== undefined) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'create takes application/json, not multipart/form-data (files are uploaded to attachments:create or an attachment field)');
+}
+
 /** create: one object (201 + Location) or an array (bulk), with nested association values, all or nothing. */
 export async function createAction(ctx: ActionContext, collection: Collection): Promise<ActionResult> {
+  refuseUpload(ctx);
   const { params } = ctx.request;
   const now = new Date();
   const shape = bindReadShape(collection, undefined, undefined, params.appends);

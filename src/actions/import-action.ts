@@ -93,7 +93,7 @@ export async function importAction(ctx: ActionContext, collection: Collection, r
       kind: 'job',
       run: async (progress) => {
         try {
-          return { kind: 'item', item: await runImport(ctx, { collection, ...(relation === undefined ? {} : { relation }) }, columns, keys, options.mode, source, limits, progress) };
+          return { kind: 'item', item: await runImport(ctx, { collection, ...(relation === undefined ? {} : { relation }) }, columns, keys, options.mode, source, limits, upload.bytes, progress) };
         } finally {
           await finish(source, upload);
         }
@@ -128,6 +128,8 @@ async function runImport(
   mode: ImportMode,
   rows: AsyncGenerator<SheetRow>,
   limits: ImportLimits,
+  /** The file's size, which a progress event gives with the bytes read (CSV). */
+  bytes: number,
   progress: (state: JobProgress) => void,
 ): Promise<ImportSummary> {
   const { collection, relation } = target;
@@ -170,7 +172,9 @@ async function runImport(
     // mode=all: after the first rejected row nothing more is written (the transaction will roll
     // back, and PostgreSQL takes no statement after a failed one); later rows are still checked.
     let writing = true;
-    for await (const { row, cells } of rows) {
+    let bytesRead: number | undefined;
+    for await (const { row, cells, bytesRead: read } of rows) {
+      bytesRead = read;
       summary.total += 1;
       if (summary.total > limits.maxRows) throw tooLarge(limits.maxRows, 'CORRAL_IMPORT_MAX_ROWS', 'rows');
       const problems: ErrorEntry[] = [];
@@ -199,7 +203,7 @@ async function runImport(
       }
       if (summary.total % IMPORT_BATCH_ROWS === 0) {
         if (writing) await ctx.store.flushChanges(unit, collection);
-        progress({ processed: summary.total });
+        progress(bytesRead === undefined ? { processed: summary.total } : { processed: summary.total, bytesRead, bytes });
       }
     }
     if (mode === 'all' && invalid > 0) {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { Db } from '../db/database.js';
+import { isReadOnlyRefusal } from '../db/driver-error.js';
 import { ApiError } from '../errors/api-error.js';
 import { insertRevocation, loadSecret, pruneRevocations, revokedSince } from './auth-tables.js';
 import { TtlCache, type Clock } from './ttl-cache.js';
@@ -86,7 +87,10 @@ export class TokenVerifier {
     if (now - this.#lastPrune > PRUNE_EVERY_MS) {
       this.#lastPrune = now;
       for (const [jti, expiresAt] of this.#revoked) if (expiresAt < now) this.#revoked.delete(jti);
-      await pruneRevocations(this.db, now);
+      // A role that may only read keeps the expired rows (docs/existing-databases.md#read-only-roles).
+      await pruneRevocations(this.db, now).catch((error: unknown) => {
+        if (!isReadOnlyRefusal(error)) throw error;
+      });
     }
   }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Database } from '../db/database.js';
 import { adapterOf } from '../db/dialects/adapters.js';
+import { isReadOnlyRefusal } from '../db/driver-error.js';
 import { ApiError } from '../errors/api-error.js';
 import type { JsonValue } from '../schema/types.js';
 import { CHANGES_COUNTER_TABLE, CHANGES_TABLE, COUNTER_NAME, toChangeRow, type ChangeRow } from './changes-table.js';
@@ -113,11 +114,15 @@ export class ChangeFeed {
     this.#last = await this.lastId();
     this.#timer = setInterval(() => this.#readNow(), this.options.pollMs);
     this.#timer.unref();
-    this.#pruneTimer = setInterval(() => {
-      void this.prune().catch((error: unknown) => this.options.log.error({ err: error }, 'pruning the change feed failed'));
-    }, PRUNE_INTERVAL_MS);
+    // A role that may only read leaves pruning to the owner's nodes (docs/existing-databases.md#read-only-roles).
+    const prune = (): void => {
+      void this.prune().catch((error: unknown) => {
+        if (!isReadOnlyRefusal(error)) this.options.log.error({ err: error }, 'pruning the change feed failed');
+      });
+    };
+    this.#pruneTimer = setInterval(prune, PRUNE_INTERVAL_MS);
     this.#pruneTimer.unref();
-    void this.prune().catch((error: unknown) => this.options.log.error({ err: error }, 'pruning the change feed failed'));
+    prune();
     if (this.options.listenUrl !== undefined) await this.#listen(this.options.listenUrl);
   }
 
@@ -162,7 +167,10 @@ export class ChangeFeed {
    * the reader has not dispatched, so its NOTIFY must wake this node's reader too.
    */
   async #publish(reader: boolean): Promise<void> {
-    await publishPending(this.database.db, this.database.dialect, reader ? this.#node : ANY_NODE);
+    await publishPending(this.database.db, this.database.dialect, reader ? this.#node : ANY_NODE).catch((error: unknown) => {
+      // A role that may only read wrote no event: there is nothing of its own to publish.
+      if (!isReadOnlyRefusal(error)) throw error;
+    });
   }
 
   /** 410 CHANGES_EXPIRED when events after `after` may have been pruned already. */

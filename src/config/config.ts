@@ -11,6 +11,8 @@ export type DatabaseConfig =
       readers?: number;
       /** Rows a table spans before its heavy reads use the threads (db/table-spans.ts; tests lower it). */
       readerMinRows?: number;
+      /** `sqlite:<path>?mode=ro`: the file is opened read-only (docs/existing-databases.md#read-only-roles). */
+      readOnly?: true;
     }
   | { dialect: 'postgres'; url: string; poolSize: number }
   | { dialect: 'mysql'; url: string; poolSize: number };

@@ -4,10 +4,16 @@ import { quote, type RawSetting } from './raw-setting.js';
 
 type SchemeReader = (raw: RawSetting, rest: string, poolSize: number) => DatabaseConfig;
 
+/** The one query a SQLite URL takes: the file opened read-only. */
+const SQLITE_READ_ONLY = '?mode=ro';
+
 function sqliteFile(raw: RawSetting, rest: string): DatabaseConfig {
-  const file = rest.startsWith('//') ? rest.slice(2) : rest;
+  const readOnly = rest.endsWith(SQLITE_READ_ONLY);
+  const path = readOnly ? rest.slice(0, -SQLITE_READ_ONLY.length) : rest;
+  const file = path.startsWith('//') ? path.slice(2) : path;
   if (file === '') throw new ConfigError(`${raw.name} needs a file path after "sqlite:" (or use sqlite::memory:)`);
-  return { dialect: 'sqlite', file };
+  if (readOnly && file === ':memory:') throw new ConfigError(`${raw.name}: an in-memory SQLite database cannot be read-only`);
+  return readOnly ? { dialect: 'sqlite', file, readOnly } : { dialect: 'sqlite', file };
 }
 
 // mysql2 takes mysql:// only: a mariadb URL is rewritten.

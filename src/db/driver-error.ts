@@ -4,8 +4,9 @@ import type { Dialect } from './dialect.js';
  * `conflict`: a deadlock or serialization failure; running the transaction again may succeed.
  * `schemaMoved`: a table or column the statement names is gone or changed type, because
  * another node changed the schema after this one last loaded it; reload and run again.
+ * `denied`: the database role may not do this (a SELECT-only role, a read-only file or server).
  */
-export type DriverErrorKind = 'unique' | 'notNull' | 'foreignKey' | 'range' | 'conflict' | 'unavailable' | 'schemaMoved' | 'other';
+export type DriverErrorKind = 'unique' | 'notNull' | 'foreignKey' | 'range' | 'conflict' | 'unavailable' | 'schemaMoved' | 'denied' | 'other';
 
 /** PostgreSQL: undefined column, undefined table, prepared statement missing. */
 const PG_SCHEMA_MOVED = new Set(['42703', '42P01', '26000']);
@@ -60,6 +61,7 @@ export function classifyDriverError(error: unknown, dialect: Dialect): Classifie
     if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || message.includes('FOREIGN KEY constraint failed')) return { kind: 'foreignKey' };
     if (code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT') return { kind: 'conflict' };
     if (code === 'SQLITE_CANTOPEN') return { kind: 'unavailable' };
+    if (code.startsWith('SQLITE_READONLY')) return { kind: 'denied' };
     if (code === 'SQLITE_SCHEMA' || (code === 'SQLITE_ERROR' && SQLITE_SCHEMA_MOVED.test(message))) return { kind: 'schemaMoved' };
     return { kind: 'other' };
   }
@@ -73,6 +75,8 @@ export function classifyDriverError(error: unknown, dialect: Dialect): Classifie
     if (code === '22003' || code === '22001' || code === '22007' || code === '22008' || code === '22P02') return { kind: 'range' };
     if (code === '40P01' || code === '40001' || code === '55P03') return { kind: 'conflict' };
     if (code.startsWith('08')) return { kind: 'unavailable' };
+    // insufficient_privilege; read_only_sql_transaction (a hot standby, default_transaction_read_only).
+    if (code === '42501' || code === '25006') return { kind: 'denied' };
     if (code === '' && PG_UNAVAILABLE_MESSAGES.some((text) => message.startsWith(text))) return { kind: 'unavailable' };
     // A named statement planned before a column changed type: "cached plan must not change result type".
     if (PG_SCHEMA_MOVED.has(code) || (code === '0A000' && message.includes('cached plan'))) return { kind: 'schemaMoved' };
@@ -87,5 +91,15 @@ export function classifyDriverError(error: unknown, dialect: Dialect): Classifie
   // 1969: MariaDB max_statement_time; 3024: MySQL max_execution_time.
   if (errno === 2002 || errno === 2003 || errno === 2006 || errno === 2013 || errno === 1040 || errno === 1969 || errno === 3024) return { kind: 'unavailable' };
   if (MYSQL_SCHEMA_MOVED.has(errno)) return { kind: 'schemaMoved' };
+  // Command denied for a table; access denied to a database; --read-only / super_read_only; table is read only.
+  if (errno === 1142 || errno === 1044 || errno === 1290 || errno === 1036 || errno === 1143) return { kind: 'denied' };
   return { kind: 'other' };
+}
+
+/**
+ * Whether `error` is the database refusing a write to a role that may only read, on whichever
+ * dialect (their codes do not overlap): for housekeeping writes that a read-only role skips.
+ */
+export function isReadOnlyRefusal(error: unknown): boolean {
+  return (['sqlite', 'postgres', 'mysql'] as const).some((dialect) => classifyDriverError(error, dialect).kind === 'denied');
 }

@@ -27,13 +27,14 @@ export const SQLITE_STATEMENT_CACHE = 1000;
  */
 export async function openSqlite(config: Extract<DatabaseConfig, { dialect: 'sqlite' }>, timeouts: DatabaseTimeouts): Promise<OpenedDialect> {
   const { default: SqliteDatabase } = await import('better-sqlite3');
-  if (config.file !== ':memory:') {
+  if (config.file !== ':memory:' && config.readOnly !== true) {
     const { mkdirSync } = await import('node:fs');
     const { dirname } = await import('node:path');
     mkdirSync(dirname(config.file), { recursive: true });
   }
-  const database = new SqliteDatabase(config.file);
-  for (const pragma of SQLITE_PRAGMAS) database.pragma(pragma);
+  // Read-only (`?mode=ro`): the file must exist, and its journal mode is left as the owner set it.
+  const database = config.readOnly === true ? new SqliteDatabase(config.file, { readonly: true, fileMustExist: true }) : new SqliteDatabase(config.file);
+  for (const pragma of SQLITE_PRAGMAS) if (config.readOnly !== true || !pragma.startsWith('journal_mode')) database.pragma(pragma);
   // Integers come back as bigint so 64-bit values are exact; field types decode them.
   database.defaultSafeIntegers(true);
   // Kysely prepares every query anew; keep prepared statements by SQL text instead.

@@ -77,7 +77,12 @@ export async function systemTable(db: Executor, adapter: DialectAdapter, table: 
   for (const unique of table.unique ?? []) builder = builder.addUniqueConstraint(unique.name, [...unique.columns]);
   const options = table.tableOptions === true ? adapter.ddl.tableOptions(collation) : undefined;
   if (options !== undefined) builder = builder.modifyEnd(options);
-  await builder.execute();
+  const created = await builder.execute().then(
+    () => true,
+    (error: unknown) => refusedButThere(db, adapter, table.name, error),
+  );
+  // A role that may only read (docs/existing-databases.md#read-only-roles): the table an owner made before is used as it is.
+  if (!created) return;
   for (const index of table.indexes ?? []) {
     await db.schema.createIndex(index.name).ifNotExists().on(table.name).columns([...index.columns]).execute().catch((error: unknown) => {
       if (!adapter.ddl.indexExistsErrors) throw error;
@@ -102,12 +107,25 @@ export async function createTableRacing(db: Kysely<DynamicDb>, table: string, ru
   }
 }
 
+/**
+ * After a CREATE the database refused: false when the refusal is the role's lack of the right
+ * to create and the table is already there (made by an earlier start as its owner); a clear
+ * one-line error when it is not; the error itself otherwise.
+ */
+async function refusedButThere(db: Executor, adapter: DialectAdapter, table: string, error: unknown): Promise<false> {
+  if (adapter.classifyError(error).kind !== 'denied') throw error;
+  if (await tableExists(db, table)) return false;
+  throw new Error(
+    `the database role may not create Corral's system table ${table}: start Corral once as a role that may create tables (the database owner), then start it with this role (docs/existing-databases.md#read-only-roles)`,
+  );
+}
+
 /** How often, and how long apart, a node that lost a CREATE TABLE race looks for the winner's table. */
 const CREATE_RACE_ATTEMPTS = 40;
 const CREATE_RACE_WAIT_MS = 50;
 
 /** Whether `table` can be read (false on the error a missing table gives). */
-async function tableExists(db: Kysely<DynamicDb>, table: string): Promise<boolean> {
+async function tableExists(db: Executor, table: string): Promise<boolean> {
   return db
     .selectFrom(table)
     .select(sql`1`.as('one'))

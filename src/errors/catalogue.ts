@@ -43,6 +43,7 @@ export const ERROR_CATALOGUE = {
   COLLECTION_IN_USE: { status: 409, message: 'Other collections refer to this collection' },
   SCHEMA_CHANGE_UNSAFE: { status: 409, message: 'This schema change could lose stored values' },
   SCHEMA_NOT_MANAGED: { status: 409, message: 'Corral does not change the schema of a table it did not create' },
+  DATABASE_READ_ONLY: { status: 403, message: 'The database refused the write: the role Corral connects as may only read' },
   COLLECTION_READ_ONLY: { status: 405, message: 'This collection is a view: its rows cannot be written' },
   SCHEMA_CHANGED: { status: 409, message: 'The schema changed while the request ran; send the request again' },
   PRECONDITION_FAILED: { status: 412, message: 'The record changed since the entity tag given in If-Match; nothing was written' },

@@ -27,6 +27,7 @@ export function toApiError(error: unknown, dialect: Dialect, requestId: string):
   const { kind } = classifyDriverError(error, dialect);
   if (kind === 'unavailable') return new ApiError('DATABASE_UNAVAILABLE', undefined, { cause: error });
   if (kind === 'conflict') return new ApiError('WRITE_CONFLICT', undefined, { cause: error });
+  if (kind === 'denied') return new ApiError('DATABASE_READ_ONLY', undefined, { cause: error });
   if (kind === 'schemaMoved') return new ApiError('SCHEMA_CHANGED', undefined, { cause: error });
   return new ApiError('INTERNAL', `internal error; the server log has the cause under request id ${requestId}`, {
     cause: error,

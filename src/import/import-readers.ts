@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
 import { parse } from 'csv-parse';
 import ExcelJS from 'exceljs';
 import { ApiError } from '../errors/api-error.js';
@@ -11,6 +12,8 @@ export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 export interface SheetRow {
   readonly row: number;
   readonly cells: readonly SheetCell[];
+  /** Bytes of the file read so far (CSV; a read-ahead of up to one 64 KB chunk included). */
+  readonly bytesRead?: number;
 }
 
 /** Longest text of one CSV cell (a row longer than this is a broken file, not data). */
@@ -31,7 +34,7 @@ export async function* csvRows(path: string): AsyncGenerator<SheetRow> {
   try {
     for await (const record of parser as AsyncIterable<string[]>) {
       row += 1;
-      yield { row, cells: record };
+      yield { row, cells: record, bytesRead: input.bytesRead };
     }
   } catch (error) {
     if (error instanceof ApiError) throw error;
@@ -54,10 +57,39 @@ function xlsxCell(value: XlsxValue): SheetCell {
   return { refused: 'is a cell of a kind an import does not read' };
 }
 
+/** Characters of the sheet's XML parsed at a time (see xlsxRows). */
+export const SHEET_CHUNK_CHARS = 4096;
+
+/**
+ * The bytes of a worksheet's XML as text in pieces of at most `size` characters, decoded as
+ * one UTF-8 stream: a character split across two chunks of the zip entry stays whole.
+ */
+export async function* textChunks(bytes: AsyncIterable<Buffer | string>, size: number): AsyncGenerator<string> {
+  const decoder = new StringDecoder('utf8');
+  const pieces = function* (text: string): Generator<string> {
+    for (let start = 0; start < text.length; start += size) yield text.slice(start, start + size);
+  };
+  for await (const chunk of bytes) yield* pieces(typeof chunk === 'string' ? chunk : decoder.write(chunk));
+  yield* pieces(decoder.end());
+}
+
+/** The one part of exceljs's WorksheetReader that xlsxRows replaces: where it reads the sheet's XML. */
+interface SheetSource {
+  iterator?: unknown;
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<Buffer | string> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
+
 /**
  * The rows of the first worksheet of an XLSX file, read by exceljs's streaming WorkbookReader
- * (rows are handed over as they are unzipped; shared strings are kept, so a file's distinct
- * texts are in memory). Empty rows are skipped; `row` is the sheet's own row number.
+ * (shared strings are kept, so a file's distinct texts are in memory). The sheet's XML reaches
+ * exceljs's parser as text decoded here, in pieces of SHEET_CHUNK_CHARS: exceljs decodes each
+ * 64 KB chunk alone (a character split between two chunks became U+FFFD) and keeps the Row and
+ * Cell objects of a whole chunk alive while its rows are written, long enough to reach V8's old
+ * generation (docs/import-export.md#limits-and-large-files). Empty rows are skipped; `row` is
+ * the sheet's own row number.
  */
 export async function* xlsxRows(path: string): AsyncGenerator<SheetRow> {
   const input = createReadStream(path);
@@ -65,6 +97,9 @@ export async function* xlsxRows(path: string): AsyncGenerator<SheetRow> {
   try {
     const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, { worksheets: 'emit', sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'cache', entries: 'ignore' });
     for await (const sheet of reader) {
+      const source = sheet as unknown as SheetSource;
+      if (!isAsyncIterable(source.iterator)) throw new Error('exceljs WorksheetReader has no iterator to read the sheet from (exceljs changed: see import-readers.ts)');
+      source.iterator = textChunks(source.iterator, SHEET_CHUNK_CHARS);
       for await (const row of sheet) {
         const values = row.values as XlsxValue[];
         const cells: SheetCell[] = [];

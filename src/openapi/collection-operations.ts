@@ -174,7 +174,7 @@ const IMPORT_BODY: JsonSchema = {
 
 const IMPORT_RESPONSE: JsonSchema = {
   description:
-    '`{data: {total, created, updated, skipped, errors}}`. With `Accept: text/event-stream`: Server-Sent Events, `progress` ({processed}) every 1000 rows, then `result` with this body, or `error` with {status, errors}',
+    '`{data: {total, created, updated, skipped, errors}}`. With `Accept: text/event-stream`: Server-Sent Events, `progress` ({processed}; for CSV also bytesRead and bytes, the file size) every 1000 rows, then `result` with this body, or `error` with {status, errors}',
   content: {
     'application/json': { schema: dataEnvelope(IMPORT_SUMMARY) },
     'text/event-stream': { schema: { type: 'string' } },

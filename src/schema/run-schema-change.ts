@@ -65,6 +65,7 @@ export async function runDdl(adapter: DialectAdapter, log: FastifyBaseLogger, ru
     }
     const { kind } = adapter.classifyError(error);
     if (kind === 'unavailable') throw new ApiError('DATABASE_UNAVAILABLE', undefined, { cause: error });
+    if (kind === 'denied') throw new ApiError('DATABASE_READ_ONLY', 'the database refused this schema change: the role Corral connects as may not change tables', { cause: error });
     if (kind === 'unique') throw new ApiError('UNIQUE_VIOLATION', 'stored rows hold duplicate values for this unique field', { cause: error });
     throw new ApiError('SCHEMA_INVALID', 'the database refused this schema change', { cause: error });
   }

@@ -301,6 +301,8 @@ export function mapConstraintError(error: unknown, collection: Collection, diale
       return new ApiError('DATABASE_UNAVAILABLE', undefined, { cause: error });
     case 'conflict':
       return new ApiError('WRITE_CONFLICT', undefined, { cause: error });
+    case 'denied':
+      return new ApiError('DATABASE_READ_ONLY', undefined, { cause: error });
     case 'other':
       return undefined;
   }

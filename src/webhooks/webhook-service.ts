@@ -1,5 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Database } from '../db/database.js';
+import { isReadOnlyRefusal } from '../db/driver-error.js';
 import { ApiError } from '../errors/api-error.js';
 import type { ChangeFeed, FeedLog } from '../changes/change-feed.js';
 import { toEvent } from '../changes/change-feed.js';
@@ -108,7 +109,10 @@ export class WebhookService {
       .set({ lease_owner: null, lease_until: null })
       .where('lease_owner', '=', this.#node)
       .execute()
-      .catch((error: unknown) => this.options.log.error({ err: error }, 'releasing the webhook leases failed; they expire by themselves'));
+      .catch((error: unknown) => {
+        // A role that may only read took no lease (docs/existing-databases.md#read-only-roles).
+        if (!isReadOnlyRefusal(error)) this.options.log.error({ err: error }, 'releasing the webhook leases failed; they expire by themselves');
+      });
   }
 
   /** A commit happened: deliver now, if any webhook is active. */

@@ -270,15 +270,18 @@ for (const dialect of DIALECTS) {
       expect((await posts(ctx.api)).map((row) => [row.code, row.title])).toEqual([['n1', 'changed'], ['n2', 'hidden']]);
     });
 
-    it('progress as an event stream: progress events every 1000 rows, then the result', async () => {
+    it('progress as an event stream: progress events every 1000 rows (with the CSV bytes read), then the result', async () => {
       const lines = ['code'];
       for (let n = 0; n < 2500; n++) lines.push(`p${n}`);
-      const reply = await upload(ctx, ctx.api, '/api/posts:import', csv(`${lines.join('\r\n')}\r\n`), {}, { accept: 'text/event-stream' });
+      const text = `${lines.join('\r\n')}\r\n`;
+      // Smaller than one 64 KB read: every event has read the whole file.
+      const bytes = Buffer.byteLength(text);
+      const reply = await upload(ctx, ctx.api, '/api/posts:import', csv(text), {}, { accept: 'text/event-stream' });
       expect(reply.status).toBe(200);
       expect(reply.headers['content-type']).toBe('text/event-stream; charset=utf-8');
       expect(frames(reply.text)).toEqual([
-        { event: 'progress', data: { processed: 1000 } },
-        { event: 'progress', data: { processed: 2000 } },
+        { event: 'progress', data: { processed: 1000, bytesRead: bytes, bytes } },
+        { event: 'progress', data: { processed: 2000, bytesRead: bytes, bytes } },
         { event: 'result', data: { data: { total: 2500, created: 2500, updated: 0, skipped: 0, errors: [] } } },
       ]);
       const failed = await upload(ctx, ctx.api, '/api/posts:import', csv('code,views\r\nq1,x\r\n'), {}, { accept: 'text/event-stream' });

@@ -114,7 +114,7 @@ const CONFIG = { webhookAllowPrivate: true, webhookRetryBaseMs: 3_600_000 };
 
 describe('system collection names', () => {
   it('lists the API names the system collections take, every one refused to clients', () => {
-    expect([...systemCollectionNames()].sort()).toEqual(['apiKeys', 'roles', 'rolesResourcesScopes', 'users', 'webhooks']);
+    expect([...systemCollectionNames()].sort()).toEqual(['apiKeys', 'attachments', 'roles', 'rolesResourcesScopes', 'users', 'webhooks']);
     for (const name of systemCollectionNames()) expect(collectionNameProblem(name)).toBe('is reserved');
   });
 });
