@@ -1,4 +1,5 @@
 import { API_PREFIX, headers } from './api';
+import { sseEvents } from './sse';
 
 export interface ChangeEvent {
   id: number;
@@ -26,23 +27,9 @@ export function subscribe(collection: string, onEvent: (event: ChangeEvent) => v
         });
         if (!response.ok || response.body === null) throw new Error(`HTTP ${response.status}`);
         onState?.(true);
-        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-        let buffer = '';
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          buffer += value;
-          let end: number;
-          while ((end = buffer.indexOf('\n\n')) !== -1) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            let data = '';
-            for (const line of block.split('\n')) {
-              if (line.startsWith('id:')) lastId = line.slice(3).trim();
-              else if (line.startsWith('data:')) data += line.slice(5).trim();
-            }
-            if (data !== '') onEvent(JSON.parse(data) as ChangeEvent);
-          }
+        for await (const { id, data } of sseEvents(response.body)) {
+          if (id !== undefined) lastId = id;
+          if (data !== '') onEvent(JSON.parse(data) as ChangeEvent);
         }
       } catch {
         if (stopped) return;

@@ -1,4 +1,5 @@
 import { API_PREFIX, ApiFailure, headers, isObject, queryString, type ErrorEntry, type Query } from './api';
+import { sseEvents } from './sse';
 
 /**
  * Files to and from the API: downloads (an export, an attachment's bytes) and multipart uploads
@@ -106,30 +107,14 @@ export async function importFile(path: string, file: File, options: { mode: stri
     const body: unknown = await response.json();
     return (isObject(body) ? body.data : undefined) as ImportReport;
   }
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value;
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) !== -1) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      let event = 'message';
-      let data = '';
-      for (const line of block.split('\n')) {
-        if (line.startsWith('event:')) event = line.slice(6).trim();
-        else if (line.startsWith('data:')) data += line.slice(5).trim();
-      }
-      if (data === '') continue;
-      const parsed: unknown = JSON.parse(data);
-      if (event === 'progress' && isObject(parsed)) onProgress(Number(parsed.processed ?? 0), typeof parsed.total === 'number' ? parsed.total : undefined);
-      else if (event === 'result') return (isObject(parsed) && isObject(parsed.data) ? parsed.data : parsed) as unknown as ImportReport;
-      else if (event === 'error') {
-        const entries = isObject(parsed) && Array.isArray(parsed.errors) ? (parsed.errors as ErrorEntry[]) : [{ code: 'IMPORT_FAILED', message: data }];
-        throw new ApiFailure(400, entries);
-      }
+  for await (const { event, data } of sseEvents(response.body)) {
+    if (data === '') continue;
+    const parsed: unknown = JSON.parse(data);
+    if (event === 'progress' && isObject(parsed)) onProgress(Number(parsed.processed ?? 0), typeof parsed.total === 'number' ? parsed.total : undefined);
+    else if (event === 'result') return (isObject(parsed) && isObject(parsed.data) ? parsed.data : parsed) as unknown as ImportReport;
+    else if (event === 'error') {
+      const entries = isObject(parsed) && Array.isArray(parsed.errors) ? (parsed.errors as ErrorEntry[]) : [{ code: 'IMPORT_FAILED', message: data }];
+      throw new ApiFailure(400, entries);
     }
   }
   throw new ApiFailure(0, [{ code: 'NETWORK', message: 'the import stream ended without a result' }]);
