@@ -1,4 +1,4 @@
-import type { CatalogueColumn, CatalogueForeignKey } from './catalogue.js';
+import type { CatalogueColumn, CatalogueForeignKey, CatalogueTable } from './catalogue.js';
 
 /** Base types whose arguments are (precision, scale). */
 const DECIMAL_TYPES = new Set(['numeric', 'decimal', 'dec', 'fixed', 'number']);
@@ -123,4 +123,34 @@ function closingParen(text: string): number {
     else if (char === ')' && --depth === 0) return i;
   }
   return -1;
+}
+
+/** One column of one index as a catalogue lists it; `column_name` is null for an expression. */
+export interface IndexColumnRow {
+  table_name: string;
+  name: string;
+  column_name: string | null;
+}
+
+/**
+ * Places a catalogue's index rows (in key order) on their tables: the primary key, unique
+ * column lists (the primary key not repeated) and plain indexes; expression indexes are left out.
+ * `kind` says what an index is from its first row and all its rows.
+ */
+export function placeIndexes<T extends IndexColumnRow>(tables: ReadonlyMap<string, CatalogueTable>, rows: readonly T[], kind: (first: T, parts: readonly T[]) => 'primary' | 'unique' | 'index'): void {
+  const uniques = new Map<string, string[][]>();
+  for (const parts of groupBy(rows, (row) => `${row.table_name}\u0000${row.name}`).values()) {
+    const first = parts[0]!;
+    const table = tables.get(first.table_name);
+    if (table === undefined || parts.some((part) => part.column_name === null)) continue;
+    const names = parts.map((part) => part.column_name!);
+    const placed = kind(first, parts);
+    if (placed === 'primary') table.primaryKey = names;
+    else if (placed === 'unique') uniques.set(table.name, [...(uniques.get(table.name) ?? []), names]);
+    else table.indexes.push({ name: first.name, columns: names });
+  }
+  for (const [name, lists] of uniques) {
+    const table = tables.get(name)!;
+    table.uniques = distinctLists(lists, table.primaryKey);
+  }
 }

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DynamicDb } from '../database.js';
 import type { Catalogue, CatalogueColumn, CatalogueTable } from './catalogue.js';
 import type { CatalogueReadOptions } from './catalogue-reader.js';
-import { catalogueNumber, checkCondition, deleteRule, distinctLists, groupBy, quotedMembers, typeArguments } from './catalogue-types.js';
+import { catalogueNumber, checkCondition, deleteRule, placeIndexes, groupBy, quotedMembers, typeArguments } from './catalogue-types.js';
 
 interface TableRow {
   name: string;
@@ -97,22 +97,8 @@ export async function readMysqlCatalogue(db: Kysely<DynamicDb>, options: Catalog
 
   const indexes = await sql<IndexRow>`select table_name, index_name as name, non_unique, column_name, sub_part
     from information_schema.statistics where table_schema = database() order by table_name, index_name, seq_in_index`.execute(db);
-  const uniques = new Map<string, string[][]>();
-  for (const parts of groupBy(indexes.rows, (row) => `${row.table_name}\u0000${row.name}`).values()) {
-    const first = parts[0]!;
-    const table = tables.get(first.table_name);
-    // A functional index (MySQL 8) has no column name.
-    if (table === undefined || parts.some((part) => part.column_name === null)) continue;
-    const names = parts.map((part) => part.column_name!);
-    const prefix = parts.some((part) => part.sub_part !== null);
-    if (first.name === 'PRIMARY') table.primaryKey = names;
-    else if (catalogueNumber(first.non_unique) === 0 && !prefix) uniques.set(table.name, [...(uniques.get(table.name) ?? []), names]);
-    else table.indexes.push({ name: first.name, columns: names });
-  }
-  for (const [name, lists] of uniques) {
-    const table = tables.get(name)!;
-    table.uniques = distinctLists(lists, table.primaryKey);
-  }
+  // A functional index (MySQL 8) has no column name; a prefix index is no unique constraint on the column.
+  placeIndexes(tables, indexes.rows, (first, parts) => (first.name === 'PRIMARY' ? 'primary' : catalogueNumber(first.non_unique) === 0 && !parts.some((part) => part.sub_part !== null) ? 'unique' : 'index'));
 
   const keys = await sql<ForeignKeyRow>`select k.table_name as table_name, k.constraint_name as name, k.column_name as column_name,
       k.referenced_table_name as referenced_table, k.referenced_column_name as referenced_column, r.delete_rule as delete_rule

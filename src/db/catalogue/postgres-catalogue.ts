@@ -3,7 +3,7 @@ import type { DynamicDb } from '../database.js';
 import { POSTGRES_DEFAULT_SCHEMA } from '../postgres-schema.js';
 import type { Catalogue, CatalogueColumn, CatalogueTable } from './catalogue.js';
 import type { CatalogueReadOptions } from './catalogue-reader.js';
-import { checkCondition, deleteRule, distinctLists, groupBy, typeArguments } from './catalogue-types.js';
+import { checkCondition, deleteRule, placeIndexes, groupBy, typeArguments } from './catalogue-types.js';
 
 interface RelationRow {
   name: string;
@@ -120,21 +120,8 @@ export async function readPostgresCatalogue(db: Kysely<DynamicDb>, options: Cata
       left join pg_catalog.pg_attribute a on a.attrelid = i.indrelid and a.attnum = k.attnum and k.attnum > 0
     where n.nspname = ${schema} and k.position <= i.indnkeyatts
     order by c.relname, ic.relname, k.position`.execute(db);
-  const uniques = new Map<string, string[][]>();
-  for (const parts of groupBy(indexes.rows, (row) => `${row.table_name}\u0000${row.name}`).values()) {
-    const first = parts[0]!;
-    const table = tables.get(first.table_name);
-    // attnum 0: an expression.
-    if (table === undefined || parts.some((part) => part.column_name === null)) continue;
-    const names = parts.map((part) => part.column_name!);
-    if (first.is_primary) table.primaryKey = names;
-    else if (first.is_unique && !first.partial) uniques.set(table.name, [...(uniques.get(table.name) ?? []), names]);
-    else table.indexes.push({ name: first.name, columns: names });
-  }
-  for (const [name, lists] of uniques) {
-    const table = tables.get(name)!;
-    table.uniques = distinctLists(lists, table.primaryKey);
-  }
+  // attnum 0 (no column name): an expression; a partial unique index is no unique constraint.
+  placeIndexes(tables, indexes.rows, (first) => (first.is_primary ? 'primary' : first.is_unique && !first.partial ? 'unique' : 'index'));
 
   const keys = await sql<ForeignKeyRow>`select c.relname as table_name, con.conname as name, a.attname as column_name,
       fc.relname as referenced_table, fn.nspname as referenced_schema, fa.attname as referenced_column, con.confdeltype::text as on_delete
