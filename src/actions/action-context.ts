@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { AttachmentFiles } from '../files/attachment-files.js';
 import type { ChangeFeed } from '../changes/change-feed.js';
-import type { RootCheck, WebhookService } from '../webhooks/webhook-service.js';
+import type { WebhookService } from '../webhooks/webhook-service.js';
 import type { ApiRequest } from '../request/api-request.js';
 import type { SchemaManager } from '../schema/schema-manager.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
@@ -28,8 +28,6 @@ export interface ActionContext {
   readonly auth?: { readonly authenticator: Authenticator; readonly address: string };
   /** This node's reader of the change feed (subscribe, changes:list). */
   readonly changes?: ChangeFeed;
-  /** Whether the caller may use the root-only `webhooks` collection (none: everyone may, as long as there are no roles). */
-  readonly isRoot?: RootCheck;
   /** CORRAL_IMPORT_MAX_BYTES and CORRAL_IMPORT_MAX_ROWS (import-action.ts defaults when absent). */
   readonly imports?: ImportLimits;
   /** The webhooks system collection and its delivery loop. */

@@ -1,10 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AuthConfig } from '../config/config.js';
-import type { Database } from '../db/database.js';
 import { ApiError } from '../errors/api-error.js';
 import { hashPassword, verifyPassword } from '../schema/field-types/password-type.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
-import { ShapeCache } from '../sql/query-cache.js';
+import type { SystemDoor } from '../store/system/system-door.js';
+import type { SystemReads } from '../store/system/system-reads.js';
 import { scopeUses } from './resource-scopes.js';
 import type { Access } from './permissions.js';
 import type { Principal } from '../request/principal.js';
@@ -13,7 +13,6 @@ import { PrincipalLoader, rolesOf, type User } from './principal-loader.js';
 import { accountKey, SignInLimiter } from './rate-limiter.js';
 import { StreamTickets } from './stream-ticket.js';
 import { RoleAccess } from './role-access.js';
-import { SystemReads } from './system-reads.js';
 import { ROLES, USERS } from './system-collections.js';
 import { TokenVerifier } from './token-verifier.js';
 import type { Clock } from './ttl-cache.js';
@@ -36,23 +35,24 @@ export class Authenticator {
   readonly #limiter: SignInLimiter;
   /** Tickets that open one event stream without a header (a browser's EventSource; docs/events.md). */
   readonly streamTickets: StreamTickets;
+  readonly #reads: SystemReads;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly database: Database,
+    /** The store's system door: every read and write of users, roles, keys, tokens and failures. */
+    system: SystemDoor,
     private readonly config: AuthConfig,
     private readonly snapshot: () => SchemaSnapshot,
     private readonly log?: FastifyBaseLogger,
     /** The clock of the sign-in limiter, token lifetimes and caches (tests move it instead of sleeping). */
     clock: Clock = Date.now,
-    /** Where the user and role reads keep their compiled SQL (the store's, when given). */
-    shapes: ShapeCache = new ShapeCache(database.statementNames),
   ) {
-    const reads = new SystemReads(database, shapes);
-    this.tokens = new TokenVerifier(database.db, clock);
-    this.#principals = new PrincipalLoader(database, reads, snapshot, this.tokens, clock);
+    const reads = system.reads;
+    this.#reads = reads;
+    this.tokens = new TokenVerifier(system.tokens, clock);
+    this.#principals = new PrincipalLoader(reads, snapshot, this.tokens, clock);
     this.#roles = new RoleAccess(reads, snapshot, clock);
-    this.#limiter = new SignInLimiter(database.db, clock);
+    this.#limiter = new SignInLimiter(system.failures, clock);
     this.streamTickets = new StreamTickets(() => this.tokens.secret, (jti) => this.tokens.isRevoked(jti), clock);
   }
 
@@ -91,9 +91,7 @@ export class Authenticator {
   async scopeUses(id: number): Promise<Array<{ role: string; collection: string }>> {
     const roles = this.snapshot().get(ROLES);
     if (roles === undefined) return [];
-    const fields = ['name', 'resources'].map((name) => roles.fields.get(name)!);
-    const rows = await this.database.db.selectFrom(roles.table).select(['name', 'resources']).execute();
-    return scopeUses(rows.map((row) => roles.decode(row as Record<string, unknown>, fields)), id);
+    return scopeUses(await this.#reads.all(roles, ['name', 'resources']), id);
   }
 
   refreshRevocations(now?: number): Promise<void> {
@@ -107,11 +105,7 @@ export class Authenticator {
     }
     const users = this.snapshot().get(USERS);
     if (users === undefined) throw new ApiError('AUTH_BAD_CREDENTIALS');
-    const row = await this.database.db
-      .selectFrom(users.table)
-      .select(['id', 'password'])
-      .where((eb) => eb.or([eb('email', '=', account), eb('username', '=', account)]))
-      .executeTakeFirst();
+    const row = await this.#reads.signInRow(users, account);
     // Failures count per user whatever the spelling (email or username), and per address.
     const attempt = await this.#limiter.begin(accountKey(row?.id, account), address, row !== undefined);
     const hash = typeof row?.password === 'string' ? row.password : undefined;

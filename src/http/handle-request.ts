@@ -15,7 +15,7 @@ import type { Dialect } from '../schema/types.js';
 import { bothGrants, grantsOfScopes } from '../store/scope.js';
 import type { Store } from '../store/store.js';
 import type { ImportLimits } from '../import/import-upload.js';
-import type { RootCheck, WebhookService } from '../webhooks/webhook-service.js';
+import type { WebhookService } from '../webhooks/webhook-service.js';
 import { headerText } from './header-text.js';
 import { toApiError } from './error-body.js';
 import { checkMethod, restAction } from '../request/method-rules.js';
@@ -37,8 +37,6 @@ export interface RequestHandlerParts {
   readonly authenticator: Authenticator | undefined;
   /** CORRAL_IMPORT_MAX_BYTES and CORRAL_IMPORT_MAX_ROWS. */
   readonly imports?: ImportLimits;
-  /** Overrides whether a request comes from root (tests); by default the caller's roles decide. */
-  readonly isRoot: RootCheck | undefined;
   /** Attachment storage and upload limits. */
   readonly files?: AttachmentFiles;
 }
@@ -48,7 +46,7 @@ export interface RequestHandlerParts {
  * rendered result, run once more when the schema moved under it.
  */
 export function handleRequest(parts: RequestHandlerParts): (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
-  const { prefix, schema, store, changes, webhooks, authenticator, isRoot } = parts;
+  const { prefix, schema, store, changes, webhooks, authenticator } = parts;
   return async (request, reply) => {
     const url = request.url;
     const query = url.indexOf('?');
@@ -82,11 +80,9 @@ export function handleRequest(parts: RequestHandlerParts): (request: FastifyRequ
         ...(path.association === 'content' ? { download: { range: headerText(request.headers.range), ifNoneMatch: headerText(request.headers['if-none-match']) } } : {}),
       };
       let grants = grantsOfScopes(store.scopesFor(apiRequest, snapshot));
-      // Auth off: everyone is root. Else root is the root role (webhooks are root-only).
-      let root = authenticator === undefined;
+      // Root-only resources are grants of the root role, which the store evaluates (store/root-only.ts).
       if (principal !== undefined && authenticator !== undefined) {
         const access = await authenticator.access(principal);
-        root = access.root;
         grants = bothGrants(grants, authorize(access, apiRequest, snapshot));
       }
       const context: ActionContext = {
@@ -99,7 +95,6 @@ export function handleRequest(parts: RequestHandlerParts): (request: FastifyRequ
         log: request.log,
         changes,
         webhooks,
-        isRoot: isRoot ?? (() => root),
         ...(parts.imports === undefined ? {} : { imports: parts.imports }),
         ...(parts.files === undefined ? {} : { files: parts.files }),
         ...(authenticator === undefined ? {} : { auth: { authenticator, address: request.ip } }),
