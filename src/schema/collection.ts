@@ -2,6 +2,7 @@ import type { FieldType } from './field-type.js';
 import { FIELD_TYPES } from './field-types/index.js';
 import { compileFieldValidator, type FieldValidator } from './field-validator.js';
 import { decoderOf } from './row-decoder.js';
+import { systemRule } from './system-rules.js';
 import { tableOf } from './table-of.js';
 import type { CollectionDef, Dialect, FieldDef, JsonValue, RelationDef } from './types.js';
 
@@ -19,6 +20,8 @@ export interface Field {
   readonly system: boolean;
   /** May hold NULL: sorts need the NULLS LAST treatment only then. */
   readonly nullable: boolean;
+  /** Written by the server only (an attachment's storage key, hash, size, type: schema/system-rules.ts); never by a client body. */
+  readonly serverManaged: boolean;
 }
 
 export type Row = Record<string, unknown>;
@@ -116,6 +119,7 @@ export interface Collection {
 }
 
 export function compileCollection(def: CollectionDef, dialect: Dialect): Collection {
+  const serverManaged = systemRule(def.name)?.serverManaged;
   const fieldList: Field[] = def.fields.map((fieldDef) => {
     const type = FIELD_TYPES[fieldDef.type];
     return {
@@ -127,6 +131,7 @@ export function compileCollection(def: CollectionDef, dialect: Dialect): Collect
       hidden: type.hidden === true,
       system: fieldDef.system !== undefined || fieldDef.readOnly === true,
       nullable: fieldDef.allowNull && fieldDef.primaryKey !== true,
+      serverManaged: serverManaged?.has(fieldDef.name) === true,
     };
   });
   const fields = new Map(fieldList.map((field) => [field.name, field]));

@@ -4,6 +4,7 @@ import type { Collection, Relation } from '../schema/collection.js';
 import type { UnitOfWork } from './unit-of-work.js';
 import { selectWhere } from './write-rows.js';
 import { stampColumn } from '../schema/stamp-options.js';
+import { systemRule } from '../schema/system-rules.js';
 
 /**
  * The same answer for a link target that does not exist and one the caller cannot see, so a
@@ -19,7 +20,11 @@ export function missingTarget(relation: Relation, field: string, value: unknown)
  * each belongsTo key column the client set (`{"postId": 7}`) naming a target row the caller
  * can view (a link needs the target visible, in relation form or as a plain key column).
  */
-export async function checkWrite(unit: UnitOfWork, collection: Collection, action: 'create' | 'update', bound: Pick<WriteValues, 'values' | 'given'>): Promise<void> {
+export async function checkWrite(unit: UnitOfWork, collection: Collection, action: 'create' | 'update', bound: Pick<WriteValues, 'values' | 'given' | 'server'>): Promise<void> {
+  // Rows made by an upload only (attachments): whoever asks, a create from a client body is refused.
+  if (action === 'create' && bound.server !== true && systemRule(collection.name)?.uploadOnly === true) {
+    throw new ApiError('UPLOAD_REQUIRED', `${collection.name} rows are made by uploading a file (multipart/form-data with the file in a part named file)`);
+  }
   stampWriter(unit, collection, action, bound.values);
   if (unit.grants.open) return;
   unit.checkWritten(collection, action, bound.given);
