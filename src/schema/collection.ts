@@ -2,6 +2,7 @@ import type { FieldType } from './field-type.js';
 import { FIELD_TYPES } from './field-types/index.js';
 import { compileFieldValidator, type FieldValidator } from './field-validator.js';
 import { decoderOf } from './row-decoder.js';
+import { placeLinkColumns } from './link-columns.js';
 import { systemRule } from './system-rules.js';
 import { tableOf } from './table-of.js';
 import type { CollectionDef, Dialect, FieldDef, JsonValue, RelationDef } from './types.js';
@@ -83,6 +84,12 @@ export interface BelongsToMany extends RelationBase {
 /** A relation with both ends (and the junction) resolved to compiled collections and fields. */
 export type Relation = BelongsTo | HasOne | HasMany | BelongsToMany;
 
+/** The rows a link column's value names: those of `collection` whose `field` holds it. */
+export interface LinkTarget {
+  readonly collection: Collection;
+  readonly field: Field;
+}
+
 export type Item = Record<string, JsonValue>;
 
 /** A collection ready for requests, compiled from its definition at schema load. */
@@ -114,6 +121,14 @@ export interface Collection {
   readonly visible: readonly Field[];
   /** Relation fields by name; linked once every collection of the snapshot is compiled. */
   readonly relations: ReadonlyMap<string, Relation>;
+  /** Relations of the snapshot (any collection's) that point at this one as their target: who owns its rows (store/owned-rows.ts). */
+  readonly inbound: readonly Relation[];
+  /**
+   * Every column of this collection that holds another row's key, with the rows it names
+   * (schema/link-columns.ts): a belongsTo key, the key column of a hasMany/hasOne pointing here,
+   * the two columns of a junction. A write of one needs the named row visible (the link rule).
+   */
+  readonly linkColumns: ReadonlyMap<string, readonly LinkTarget[]>;
   /** Driver row to wire item, for the given fields. */
   decode(row: Row, fields: readonly Field[]): Item;
 }
@@ -158,6 +173,8 @@ export function compileCollection(def: CollectionDef, dialect: Dialect): Collect
     compositeKey: compositeKey as Field[] | undefined,
     visible: fieldList.filter((field) => !field.hidden),
     relations: new Map<string, Relation>(),
+    inbound: [],
+    linkColumns: new Map(),
     decode(row, selected) {
       const compiled = decoderOf(selected, dialect);
       if (compiled !== undefined) return compiled(row);
@@ -204,8 +221,10 @@ export function linkRelations(collections: ReadonlyMap<string, Collection>): voi
       }
       const relation = linkRelation(source, target, through, def);
       relations.set(def.name, relation);
+      (target.inbound as Relation[]).push(relation);
     }
   }
+  placeLinkColumns([...collections.values()].flatMap((collection) => [...collection.relations.values()]));
 }
 
 function linkRelation(source: Collection, target: Collection, through: Collection | undefined, def: RelationDef): Relation {
