@@ -54,6 +54,7 @@ export const ERROR_CATALOGUE = {
   IMPORT_TOO_LARGE: { status: 413, message: 'The import file has more bytes or rows than this server takes' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Request body must be application/json' },
   FILE_TOO_LARGE: { status: 413, message: 'The file is larger than the upload limit (CORRAL_UPLOAD_MAX_BYTES)' },
+  UPLOAD_REQUIRED: { status: 400, message: 'Rows of this collection are made by uploading a file' },
   FILE_TYPE_NOT_ALLOWED: { status: 415, message: 'The content of the file is not of a type this field accepts' },
   RANGE_NOT_SATISFIABLE: { status: 416, message: 'The requested byte range lies past the end of the file' },
   FILE_MISSING: { status: 500, message: 'The stored bytes of this file are missing' },
