@@ -1,5 +1,6 @@
 import type { FieldType } from './field-type.js';
 import { FIELD_TYPES } from './field-types/index.js';
+import { isBuiltInField, isSystemCollection } from './protected.js';
 import { compileFieldValidator, type FieldValidator } from './field-validator.js';
 import { decoderOf } from './row-decoder.js';
 import { tableOf } from './table-of.js';
@@ -19,6 +20,8 @@ export interface Field {
   readonly system: boolean;
   /** May hold NULL: sorts need the NULLS LAST treatment only then. */
   readonly nullable: boolean;
+  /** A field a system collection is made with: the collections API never drops or reshapes it (protected.ts). */
+  readonly builtIn: boolean;
 }
 
 export type Row = Record<string, unknown>;
@@ -90,6 +93,8 @@ export interface Collection {
   readonly def: CollectionDef;
   /** `def.managed !== false`: Corral made the table and may change it. */
   readonly managed: boolean;
+  /** One of Corral's own collections (users, roles…): the collections API never drops or renames it (protected.ts). */
+  readonly system: boolean;
   /** `def.view === true`: rows are read, never written. */
   readonly view: boolean;
   /** `def.filterTargetKey !== ''`: keys in paths and filterByTk have a field to match. */
@@ -127,6 +132,7 @@ export function compileCollection(def: CollectionDef, dialect: Dialect): Collect
       hidden: type.hidden === true,
       system: fieldDef.system !== undefined || fieldDef.readOnly === true,
       nullable: fieldDef.allowNull && fieldDef.primaryKey !== true,
+      builtIn: isBuiltInField(def.name, fieldDef),
     };
   });
   const fields = new Map(fieldList.map((field) => [field.name, field]));
@@ -142,6 +148,7 @@ export function compileCollection(def: CollectionDef, dialect: Dialect): Collect
     table: tableOf(def),
     def,
     managed: def.managed !== false,
+    system: isSystemCollection(def.name),
     view: def.view === true,
     keyed,
     renamed: fieldList.some((field) => field.column !== field.name),
