@@ -41,6 +41,7 @@ export const ERROR_CATALOGUE = {
   COLLECTION_EXISTS: { status: 409, message: 'A collection with this name already exists' },
   FIELD_EXISTS: { status: 409, message: 'A field with this name already exists' },
   COLLECTION_IN_USE: { status: 409, message: 'Other collections refer to this collection' },
+  COLLECTION_PROTECTED: { status: 409, message: 'System collections and their built-in fields cannot be dropped, renamed or reshaped' },
   SCHEMA_CHANGE_UNSAFE: { status: 409, message: 'This schema change could lose stored values' },
   SCHEMA_NOT_MANAGED: { status: 409, message: 'Corral does not change the schema of a table it did not create' },
   DATABASE_READ_ONLY: { status: 403, message: 'The database refused the write: the role Corral connects as may only read' },

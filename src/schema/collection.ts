@@ -1,5 +1,6 @@
 import type { FieldType } from './field-type.js';
 import { FIELD_TYPES } from './field-types/index.js';
+import { isBuiltInField, isSystemCollection } from './protected.js';
 import { compileFieldValidator, type FieldValidator } from './field-validator.js';
 import { decoderOf } from './row-decoder.js';
 import { placeLinkColumns } from './link-columns.js';
@@ -23,6 +24,8 @@ export interface Field {
   readonly nullable: boolean;
   /** Written by the server only (an attachment's storage key, hash, size, type: schema/system-rules.ts); never by a client body. */
   readonly serverManaged: boolean;
+  /** A field a system collection is made with: the collections API never drops or reshapes it (protected.ts). */
+  readonly builtIn: boolean;
 }
 
 export type Row = Record<string, unknown>;
@@ -100,6 +103,8 @@ export interface Collection {
   readonly def: CollectionDef;
   /** `def.managed !== false`: Corral made the table and may change it. */
   readonly managed: boolean;
+  /** One of Corral's own collections (users, roles…): the collections API never drops or renames it (protected.ts). */
+  readonly system: boolean;
   /** `def.view === true`: rows are read, never written. */
   readonly view: boolean;
   /** `def.filterTargetKey !== ''`: keys in paths and filterByTk have a field to match. */
@@ -147,6 +152,7 @@ export function compileCollection(def: CollectionDef, dialect: Dialect): Collect
       system: fieldDef.system !== undefined || fieldDef.readOnly === true,
       nullable: fieldDef.allowNull && fieldDef.primaryKey !== true,
       serverManaged: serverManaged?.has(fieldDef.name) === true,
+      builtIn: isBuiltInField(def.name, fieldDef),
     };
   });
   const fields = new Map(fieldList.map((field) => [field.name, field]));
@@ -162,6 +168,7 @@ export function compileCollection(def: CollectionDef, dialect: Dialect): Collect
     table: tableOf(def),
     def,
     managed: def.managed !== false,
+    system: isSystemCollection(def.name),
     view: def.view === true,
     keyed,
     renamed: fieldList.some((field) => field.column !== field.name),
