@@ -51,6 +51,7 @@ export const ERROR_CATALOGUE = {
   IMPORT_INVALID: { status: 400, message: 'Rows of the import are not valid; nothing was imported' },
   IMPORT_FILE_INVALID: { status: 400, message: 'The import file cannot be read as CSV or XLSX, or its header row does not match the collection' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body is too large' },
+  FORM_TOO_LARGE: { status: 413, message: 'The multipart form has more fields, or longer ones, than this action takes' },
   IMPORT_TOO_LARGE: { status: 413, message: 'The import file has more bytes or rows than this server takes' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Request body must be application/json' },
   FILE_TOO_LARGE: { status: 413, message: 'The file is larger than the upload limit (CORRAL_UPLOAD_MAX_BYTES)' },
