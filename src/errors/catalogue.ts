@@ -69,6 +69,8 @@ export const ERROR_CATALOGUE = {
   ORIGIN_FORBIDDEN: { status: 403, message: 'Requests from this browser origin are not allowed' },
   HOST_FORBIDDEN: { status: 403, message: 'This Host header is not allowed' },
   RATE_LIMITED: { status: 429, message: 'Too many requests' },
+  STORAGE_REFUSED: { status: 502, message: 'The file storage refused the request' },
+  STORAGE_UNAVAILABLE: { status: 503, message: 'The file storage failed or did not answer in time; try again later' },
   DATABASE_UNAVAILABLE: { status: 503, message: 'The database is not reachable' },
   SHUTTING_DOWN: { status: 503, message: 'The server is shutting down; send the request to another node or again later' },
   INTERNAL: { status: 500, message: 'Internal error' },
