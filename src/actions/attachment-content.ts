@@ -1,5 +1,6 @@
 import { ApiError } from '../errors/api-error.js';
 import { FileMissingError } from '../files/file-storage.js';
+import { lastModifiedOf, rangeApplies } from '../files/if-range.js';
 import { contentDisposition } from '../files/safe-filename.js';
 import { isInlineType } from '../files/sniff-type.js';
 import { parseKeys } from '../plan/bind-keys.js';
@@ -26,7 +27,8 @@ export async function readableAttachment(ctx: ActionContext, attachments: Collec
 /**
  * `GET /api/attachments/<id>/content`: the bytes with their type, a disposition that never lets
  * a browser run them (inline only for raster images, PDF and plain text), `nosniff`, a strong
- * ETag of the sha256 (304 on If-None-Match), one byte range (206, or 416 past the end), HEAD.
+ * ETag of the sha256 (304 on If-None-Match), one byte range (206, or 416 past the end) unless
+ * If-Range names another representation (src/files/if-range.ts), HEAD.
  */
 export async function contentAction(ctx: ActionContext, attachments: Collection): Promise<ActionResult> {
   const files = filesOf(ctx);
@@ -43,10 +45,12 @@ export async function contentAction(ctx: ActionContext, attachments: Collection)
     'content-disposition': contentDisposition(isInlineType(mimetype) ? 'inline' : 'attachment', String(row.filename)),
     vary: 'Authorization, X-Role',
   };
+  const lastModified = lastModifiedOf(row.createdAt);
+  if (lastModified !== undefined) headers['last-modified'] = lastModified;
   const download = ctx.request.download ?? {};
   const condition = parseTagCondition('If-None-Match', download.ifNoneMatch);
   if (condition !== undefined && !noneMatch(condition, tag)) return { kind: 'content', status: 304, headers };
-  const wanted = parseRange(download.range, size);
+  const wanted = rangeApplies(download.ifRange, tag, lastModified) ? parseRange(download.range, size) : { kind: 'whole' as const };
   if (wanted.kind === 'unsatisfiable') {
     throw new ApiError('RANGE_NOT_SATISFIABLE', `the range lies past the end of the file (${size} bytes)`, { headers: { 'content-range': `bytes */${size}`, etag: tag }, details: { size } });
   }

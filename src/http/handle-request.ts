@@ -77,7 +77,7 @@ export function handleRequest(parts: RequestHandlerParts): (request: FastifyRequ
         body: uploadBodyOf(request, action.name) ?? request.body,
         ...(principal === undefined ? {} : { principal }),
         ...(request.isMultipart() ? { upload: firstFilePart(request) } : {}),
-        ...(path.association === 'content' ? { download: { range: headerText(request.headers.range), ifNoneMatch: headerText(request.headers['if-none-match']) } } : {}),
+        ...(path.association === 'content' ? { download: { range: headerText(request.headers.range), ifRange: headerText(request.headers['if-range']), ifNoneMatch: headerText(request.headers['if-none-match']) } } : {}),
       };
       let grants = grantsOfScopes(store.scopesFor(apiRequest, snapshot));
       // Root-only resources are grants of the root role, which the store evaluates (store/root-only.ts).
