@@ -66,6 +66,8 @@ export const ERROR_CATALOGUE = {
   STREAM_TICKET_INVALID: { status: 401, message: 'The stream ticket is invalid, or was issued for another collection or subscription' },
   STREAM_TICKET_EXPIRED: { status: 401, message: 'The stream ticket has expired; ask for a new one' },
   STREAM_TICKET_USED: { status: 401, message: 'The stream ticket has been used already; ask for a new one' },
+  STREAM_TICKET_REVOKED: { status: 401, message: 'The user\'s password, roles or account changed since the stream ticket was issued; sign in again' },
+  STREAM_REVOKED: { status: 401, message: 'The stream\'s access was revoked (password changed, user disabled or removed, role or grant taken away)' },
   AUTH_BAD_CREDENTIALS: { status: 401, message: 'Account or password is wrong' },
   FORBIDDEN: { status: 403, message: 'Not allowed' },
   ORIGIN_FORBIDDEN: { status: 403, message: 'Requests from this browser origin are not allowed' },
