@@ -86,11 +86,11 @@ export type ActionResult =
   | { kind: 'events'; open(request: IncomingMessage, response: ServerResponse, headers: OutgoingHttpHeaders, recheck?: StreamRecheck): void };
 
 /**
- * The caller of an open stream authorized again, as stored now: its `view` scopes and whether
- * it is root. Rejects with an ApiError (STREAM_REVOKED, FORBIDDEN, …) when it may no longer
+ * The caller of an open stream authorized again, as stored now: its grants (root's included)
+ * and their `view` scopes. Rejects with an ApiError (STREAM_REVOKED, FORBIDDEN, …) when it may no longer
  * read the collection.
  */
-export type StreamRecheck = () => Promise<{ readonly scopes: Scopes; readonly isRoot: RootCheck }>;
+export type StreamRecheck = () => Promise<{ readonly grants: Grants; readonly scopes: Scopes }>;
 
 /** How far a job is: rows processed, of `total` when known. */
 export interface JobProgress {

@@ -6,7 +6,6 @@ import type { Principal } from '../request/principal.js';
 import type { SchemaManager } from '../schema/schema-manager.js';
 import { bothGrants, grantsOfScopes } from '../store/scope.js';
 import type { Store } from '../store/store.js';
-import type { RootCheck } from '../webhooks/webhook-service.js';
 
 /** What re-authorizing an open stream's caller needs: the request it opened with, and the app's services. */
 export interface StreamCaller {
@@ -18,7 +17,6 @@ export interface StreamCaller {
   readonly authenticator: Authenticator;
   readonly store: Store;
   readonly schema: SchemaManager;
-  readonly isRoot: RootCheck | undefined;
 }
 
 /**
@@ -35,6 +33,6 @@ export function streamRecheck(caller: StreamCaller): StreamRecheck {
     const snapshot = caller.schema.snapshot;
     const access = await caller.authenticator.access(principal);
     const grants = bothGrants(grantsOfScopes(caller.store.scopesFor(request, snapshot)), authorize(access, request, snapshot));
-    return { scopes: grants.view, isRoot: caller.isRoot ?? (() => access.root) };
+    return { grants, scopes: grants.view };
   };
 }
