@@ -53,7 +53,7 @@
  *      with catalogue codes.
  * Run:        npx vitest run test/property/access-property.test.ts -t files
  * Reproduce:  FILES_SEED=<seed> FILES_PATH=<path> CORRAL_TEST_DIALECTS=<dialect> (printed on failure);
- *             FILES_RUNS=<scenarios> for a longer run (default 14).
+ *             FILES_RUNS=<scenarios> for a longer run (default 10, about 600 requests as the caller).
  */
 import { beforeAll, describe, it } from 'vitest';
 import { useDialectApp } from '../support/test-app.js';
