@@ -27,7 +27,7 @@ export type FilesAction =
   | { readonly kind: 'nestedUpdate'; readonly owner: 'notes' | 'memos'; readonly row: number; readonly field: 'files' | 'pics'; readonly how: Nested; readonly att: Pick; readonly target: Pick }
   | { readonly kind: 'assocCreate'; readonly note: number; readonly field: 'files' | 'pics'; readonly victim: Pick }
   | { readonly kind: 'assocLink'; readonly owner: 'notes' | 'memos'; readonly row: number; readonly field: 'files' | 'pics'; readonly verb: 'add' | 'set'; readonly att: Pick }
-  | { readonly kind: 'importAttachments'; readonly victim: Pick }
+  | { readonly kind: 'importAttachments'; readonly victim: Pick; readonly through?: number }
   | { readonly kind: 'importOwners'; readonly owner: 'notes' | 'memos'; readonly att: Pick; readonly rank: number }
   | { readonly kind: 'rank'; readonly row: number; readonly rank: number }
   | { readonly kind: 'system'; readonly by: 'me' | 'root'; readonly target: number; readonly how: 'drop' | 'dropField' | 'rename' | 'reshapeField' | 'dropByFilter' };
@@ -52,7 +52,8 @@ export const filesActionArb: fc.Arbitrary<FilesAction> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('nestedUpdate' as const), owner: ownerArb, row: n, field: fieldArb, how: fc.constantFrom<Nested>('forged', 'id', 'idObject', 'idForged'), att: attArb, target: fc.record({ pool: fc.constantFrom<Pool>('mine', 'readable'), n }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('assocCreate' as const), note: n, field: fieldArb, victim: attArb }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('assocLink' as const), owner: ownerArb, row: n, field: fieldArb, verb: fc.constantFrom<'add' | 'set'>('add', 'set'), att: attArb }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('importAttachments' as const), victim: attArb }) },
+  // Straight into attachments, or through a note's attachment field (`/notes/<id>/files:import`, which would also link the rows).
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('importAttachments' as const), victim: attArb, through: fc.option(n, { nil: undefined }) }, { requiredKeys: ['kind', 'victim'] }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('importOwners' as const), owner: ownerArb, att: attArb, rank }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('rank' as const), row: n, rank }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('system' as const), by: fc.constantFrom<'me' | 'root'>('me', 'root', 'root'), target: fc.nat({ max: SYSTEM.length - 1 }), how: fc.constantFrom<'drop' | 'dropField' | 'rename' | 'reshapeField' | 'dropByFilter'>('drop', 'dropField', 'rename', 'reshapeField', 'dropByFilter') }) },

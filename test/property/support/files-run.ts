@@ -210,7 +210,8 @@ async function perform(h: FilesHarness, grant: FilesGrant, world: FilesWorld, ac
     case 'importAttachments': {
       const v = forged(pickAtt(h, world, grant, action.victim).row, 'text/plain');
       const file = csv([['filename', 'mimetype', 'size', 'sha256', 'storage', 'path'], ['imported.txt', v.mimetype, v.size, v.sha256, v.storage, v.path]]);
-      return step(await me('POST', '/api/attachments:import', undefined, await multipartBody([{ bytes: file, filename: 'a.csv', type: 'text/csv' }])), `POST /api/attachments:import (csv ${file.toString().trim()})`);
+      const url = action.through === undefined ? '/api/attachments:import' : `/api/notes/${pickRow(world, 'notes', action.through)}/files:import`;
+      return step(await me('POST', url, undefined, await multipartBody([{ bytes: file, filename: 'a.csv', type: 'text/csv' }])), `POST ${url} (csv ${file.toString().trim()})`);
     }
     case 'importOwners': {
       const att = pickAtt(h, world, grant, action.att);
@@ -259,6 +260,8 @@ async function judge(h: FilesHarness, grant: FilesGrant, action: FilesAction, st
     }
     for (const field of SERVER_MANAGED) if (JSON.stringify(row[field]) !== JSON.stringify(uploaded[field])) problems.push(`attachment ${id}.${field} is ${JSON.stringify(row[field])}, the upload set ${JSON.stringify(uploaded[field])}`);
   }
+  // An upload is the uploader's row.
+  for (const id of step.uploadedNow) if (Number(after.attachments.get(id)?.createdById) !== h.userId) problems.push(`attachment ${id}, uploaded by the caller, has createdById ${String(after.attachments.get(id)?.createdById)}`);
   // Links: a new one needs the attachment readable before (or uploaded by this very request) and the row writable.
   const was = new Set(linksOf(before).map(linkKey));
   const now = new Set(linksOf(after).map(linkKey));
