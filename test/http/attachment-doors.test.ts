@@ -116,13 +116,13 @@ for (const dialect of DIALECTS) {
       mixedAuth = as.mixed!;
       const secret = await ctx.api.post('/api/secrets:create', { title: 'top' });
       const up = await upload(ctx.built, `/api/secrets/${secret.body.data.id}/files:create`, root, { bytes: secretBytes, filename: 'secret.bin' });
-      expect(up.status, up.text).toBe(201);
+      expect(up.status, up.raw.toString()).toBe(201);
       Object.assign(ids, { secret: up.json.data.id, secretSha: sha256(secretBytes), secretPath: up.json.data.path });
       const note = await mixed.post('/api/notes:create', { title: 'mine' });
       expect(note.status, note.text).toBe(201);
       ids.note = note.body.data.id;
       const mine = await upload(ctx.built, '/api/attachments:create', mixedAuth, { bytes: Buffer.from('my own words\n'), filename: 'mine.txt', type: 'text/plain' });
-      expect(mine.status, mine.text).toBe(201);
+      expect(mine.status, mine.raw.toString()).toBe(201);
       ids.mine = mine.json.data.id;
     });
 
@@ -187,7 +187,7 @@ for (const dialect of DIALECTS) {
     it('finding 3: a hidden attachment field hides its files; a role that sees the field downloads them', async () => {
       const note = await ctx.api.post('/api/notes:create', { title: 'shared' });
       const up = await upload(ctx.built, `/api/notes/${note.body.data.id}/files:create`, root, { bytes: Buffer.from('shared words\n'), filename: 'shared.txt', type: 'text/plain' });
-      expect(up.status, up.text).toBe(201);
+      expect(up.status, up.raw.toString()).toBe(201);
       const id = up.json.data.id as number;
       expect((await send(ctx.built, 'GET', '/api/notes:list?appends=files', as.titleonly!)).status).toBe(403);
       expect((await content(id, as.titleonly!)).status).toBe(404);
@@ -201,7 +201,7 @@ for (const dialect of DIALECTS) {
 
     it('uploads still work: an own unlinked upload reads, linked to an own note it still reads, and root reads everything', async () => {
       const up = await upload(ctx.built, '/api/attachments:create', mixedAuth, { bytes: Buffer.from('later linked\n'), filename: 'later.txt', type: 'text/plain' });
-      expect(up.status, up.text).toBe(201);
+      expect(up.status, up.raw.toString()).toBe(201);
       const id = up.json.data.id as number;
       expect(up.json.data).toMatchObject({ mimetype: 'text/plain', size: 13, storage: 'local' });
       expect((await content(id, mixedAuth)).status).toBe(200);
@@ -212,7 +212,7 @@ for (const dialect of DIALECTS) {
       expect((await content(id, as.fullview!)).status).toBe(200);
       expect((await content(id, as.titleonly!)).status).toBe(404);
       const direct = await upload(ctx.built, `/api/notes/${ids.note}/files:create`, mixedAuth, { bytes: Buffer.from('direct\n'), filename: 'direct.txt', type: 'text/plain' });
-      expect(direct.status, direct.text).toBe(201);
+      expect(direct.status, direct.raw.toString()).toBe(201);
       expect((await content(direct.json.data.id, mixedAuth)).status).toBe(200);
       expect((await content(ids.secret, root)).raw.equals(secretBytes)).toBe(true);
     });
