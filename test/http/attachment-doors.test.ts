@@ -98,7 +98,7 @@ for (const dialect of DIALECTS) {
 
     beforeAll(async () => {
       root = await ctx.api.authHeaders();
-      await ctx.api.collection({ name: 'notes', createdBy: true, fields: [{ name: 'title', type: 'string' }, { name: 'files', type: 'attachment' }] });
+      await ctx.api.collection({ name: 'notes', createdBy: true, fields: [{ name: 'title', type: 'string' }, { name: 'files', type: 'attachment' }, { name: 'cover', type: 'attachment', multiple: false, accept: ['image/*'] }] });
       await ctx.api.collection({ name: 'secrets', fields: [{ name: 'title', type: 'string' }, { name: 'files', type: 'attachment' }] });
       const roles = [
         { name: 'mixed', strategy: { actions: ['view', 'create'] }, resources: [{ name: 'notes', actions: [{ name: 'view', scope: 'own' }, { name: 'create' }, { name: 'update', scope: 'own' }] }, { name: 'attachments', actions: [{ name: 'view' }, { name: 'create' }, { name: 'update', scope: 'own' }] }, { name: 'secrets', actions: [] }] },
@@ -157,6 +157,31 @@ for (const dialect of DIALECTS) {
       expect(download.raw.toString()).toBe('my own words\n');
     });
 
+    it('finding 1 side effects: a forged type, CRLF or size never reaches a row, so accept, headers and downloads hold', async () => {
+      const html = Buffer.from('<html><script>alert(1)</script></html>\n');
+      const cover = await upload(ctx.built, `/api/notes/${ids.note}/cover:create`, mixedAuth, { bytes: html, filename: 'cover.png', type: 'image/png' });
+      expect(cover.status, cover.raw.toString()).toBe(415);
+      expect(cover.json.errors[0].code).toBe('FILE_TYPE_NOT_ALLOWED');
+      const page = await upload(ctx.built, '/api/attachments:create', mixedAuth, { bytes: html, filename: 'page.html', type: 'image/png' });
+      expect(page.status, page.raw.toString()).toBe(201);
+      expect(page.json.data).toMatchObject({ mimetype: 'text/html', size: html.length });
+      const id = page.json.data.id as number;
+      const before = await rows();
+      const forge = await mixed.post('/api/attachments:updateOrCreate?filterKeys=filename', { filename: 'page.html', mimetype: 'image/png\r\nx-injected: 1', size: 1, sha256: ids.secretSha, path: ids.secretPath });
+      expect(forge.status, forge.text).toBe(200);
+      const nested = await mixed.post('/api/notes:create', { title: 'forged cover', cover: [{ filename: 'c.png', mimetype: 'image/png', size: 1, path: page.json.data.path, sha256: page.json.data.sha256, storage: 'local' }] });
+      expect(nested.status, nested.text).toBe(400);
+      expect(nested.body.errors[0].code).toBe('UPLOAD_REQUIRED');
+      expect(await rows()).toBe(before);
+      const download = await content(id, mixedAuth);
+      expect(download.status).toBe(200);
+      expect(download.raw.equals(html)).toBe(true);
+      expect(String(download.headers['content-type'])).toMatch(/^text\/html/);
+      expect(String(download.headers['content-disposition'])).toMatch(/^attachment/);
+      expect(Number(download.headers['content-length'])).toBe(html.length);
+      expect(download.headers['x-injected']).toBeUndefined();
+    });
+
     it.each(LINKS)("finding 2: linking someone else's attachment by %s answers exactly like a missing key, and its bytes stay unreadable", async (_what, url, body) => {
       const before = await links();
       const missing = await mixed.post(url(ids), body(MISSING));
@@ -205,7 +230,12 @@ for (const dialect of DIALECTS) {
       const id = up.json.data.id as number;
       expect(up.json.data).toMatchObject({ mimetype: 'text/plain', size: 13, storage: 'local' });
       expect((await content(id, mixedAuth)).status).toBe(200);
-      expect((await send(ctx.built, 'GET', `/api/attachments/${id}`, as.fullview!)).status).toBe(404);
+      // Unlinked: its uploader's only (and root's), a download by anyone else is a missing row.
+      for (const other of [as.fullview!, as.titleonly!]) {
+        expect((await content(id, other)).status).toBe(404);
+        expect((await send(ctx.built, 'GET', `/api/attachments/${id}`, other)).status).toBe(404);
+      }
+      expect((await content(id, root)).status).toBe(200);
       const linked = await mixed.post(`/api/notes/${ids.note}/files:add`, [id]);
       expect(linked.status, linked.text).toBe(200);
       expect((await content(id, mixedAuth)).status).toBe(200);

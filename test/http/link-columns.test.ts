@@ -8,7 +8,8 @@ import { DIALECTS } from '../support/test-database.js';
  * whichever side declares the relation: the key column of `posts.comments` (hasMany, written
  * on comments) and the two columns of the `posts.tags` junction, on create, update, both
  * or-create actions and import. A row the caller cannot view answers exactly like a missing one.
- * `staff` sees only its own posts and the `open` tags; it may write comments and junction rows.
+ * `staff` sees only its own posts (`view:own`, as in the issue) and the `open` tags; it may write
+ * comments and junction rows.
  */
 
 const MISSING = 999_999;
@@ -70,7 +71,7 @@ for (const dialect of DIALECTS) {
       const api = ctx.api;
       await api.collection({ name: 'comments', fields: [{ name: 'body', type: 'string' }] });
       await api.collection({ name: 'tags', fields: [{ name: 'name', type: 'string' }] });
-      await api.collection({ name: 'posts', fields: [{ name: 'title', type: 'string' }, { name: 'owner', type: 'string' }, { name: 'comments', type: 'hasMany' }, { name: 'tags', type: 'belongsToMany' }] });
+      await api.collection({ name: 'posts', createdBy: true, fields: [{ name: 'title', type: 'string' }, { name: 'comments', type: 'hasMany' }, { name: 'tags', type: 'belongsToMany' }] });
       const posts = ctx.built.schema.snapshot.get('posts')!;
       const comments = posts.relations.get('comments')!;
       const tags = posts.relations.get('tags')!;
@@ -80,7 +81,7 @@ for (const dialect of DIALECTS) {
         name: 'staff',
         strategy: { actions: [] },
         resources: [
-          { name: 'posts', actions: [{ name: 'view', filter: { owner: 'staff' } }] },
+          { name: 'posts', actions: [{ name: 'view', scope: 'own' }, { name: 'create' }] },
           { name: 'tags', actions: [{ name: 'view', filter: { name: 'open' } }] },
           { name: 'comments', actions: [{ name: 'view' }, { name: 'create' }, { name: 'update' }] },
           { name: 'posts_tags', actions: [{ name: 'view' }, { name: 'create' }] },
@@ -95,8 +96,10 @@ for (const dialect of DIALECTS) {
         expect(reply.status, reply.text).toBe(201);
         return reply.body.data.id;
       };
-      ids.visiblePost = await id('/api/posts:create', { title: 'mine', owner: 'staff' });
-      ids.hiddenPost = await id('/api/posts:create', { title: 'theirs', owner: 'other' });
+      const mine = await staff.post('/api/posts:create', { title: 'mine' });
+      expect(mine.status, mine.text).toBe(201);
+      ids.visiblePost = mine.body.data.id;
+      ids.hiddenPost = await id('/api/posts:create', { title: 'theirs' });
       ids.openTag = await id('/api/tags:create', { name: 'open' });
       ids.hiddenTag = await id('/api/tags:create', { name: 'closed' });
       ids.comment = await id('/api/comments:create', { body: 'existing' });
