@@ -59,6 +59,7 @@ const LINKS: Array<[string, (ids: Ids) => string, (key: number) => unknown]> = [
   ['a nested {id} on notes:create', () => '/api/notes:create', (key) => ({ title: 'linked', files: [{ id: key }] })],
   ['files:add', (ids) => `/api/notes/${ids.note}/files:add`, (key) => [key]],
   ['files:set', (ids) => `/api/notes/${ids.note}/files:set`, (key) => [key]],
+  ['files:toggle', (ids) => `/api/notes/${ids.note}/files:toggle`, (key) => [key]],
   ['updateAssociationValues', (ids) => `/api/notes:update?filterByTk=${ids.note}&updateAssociationValues=files`, (key) => ({ files: [key] })],
 ];
 
