@@ -4,6 +4,7 @@ import { classifyDriverError } from '../db/driver-error.js';
 import { ApiError } from '../errors/api-error.js';
 import type { Collection } from '../schema/collection.js';
 import { indexName } from '../schema/index-name.js';
+import { GRANT_COLLECTIONS } from '../schema/system-collection-tables.js';
 import { DIALECT_TRAITS } from '../db/dialects/dialect-traits.js';
 import { ShapeCache } from '../sql/query-cache.js';
 import type { ChangeSet } from './change-set.js';
@@ -104,6 +105,11 @@ export class Store {
     return this.#system;
   }
 
+  /** 403 FORBIDDEN when `collection`'s rows carry grants (GRANT_COLLECTIONS): an import is refused before its file is read. */
+  refuseBulk(collection: Collection): void {
+    if (isGrantCollection(collection.name)) throw new ApiError('FORBIDDEN', `${collection.name} rows cannot be imported`);
+  }
+
   /** The secret list cursors are signed with, loaded (or stored) once. */
   cursorSecret(): Promise<Buffer> {
     this.#cursorSecret ??= loadCursorSecret(this.#database.db, this.options.cursorSecret).catch((error: unknown) => {
@@ -179,6 +185,8 @@ export class Store {
     plan: WritePlan = GENERAL_WRITE,
   ): Promise<T> {
     const { db, dialect } = this.#database;
+    // Rows that carry grants are written one at a time by their own actions, never in bulk.
+    if (plan.bulk === true) this.refuseBulk(collection);
     for (let attempt = 1; ; attempt++) {
       try {
         let unit!: UnitOfWork;
@@ -276,6 +284,10 @@ export class Store {
       }
     }
   }
+}
+
+function isGrantCollection(name: string): boolean {
+  return (GRANT_COLLECTIONS as ReadonlySet<string>).has(name);
 }
 
 function changeCount(changes: ChangeSet): number {
