@@ -97,7 +97,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ...listen,
     log: app.log,
     apply: async (notice) => {
-      if (notice.auth) authenticator?.forgetUsers();
+      if (notice.auth) {
+        authenticator?.forgetUsers();
+        // Open streams check their callers again (docs/events.md#revocation).
+        changes.recheck();
+      }
       if (notice.schemaVersion !== undefined) await schema.catchUp(notice.schemaVersion);
     },
   });
@@ -136,9 +140,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   schema.onChanged((version) => propagation.announce({ auth: false, schemaVersion: version }));
   if (authenticator !== undefined) {
     // A user's roles, the scope rows they name (and the fields scope filters read) apply from the next request, here and on the other workers.
-    store.afterCommit((changes) => {
-      if (changes.get(USERS) === undefined && changes.get(ROLES) === undefined && changes.get(API_KEYS) === undefined && changes.get(SCOPES) === undefined) return undefined;
+    store.afterCommit((committed) => {
+      if (committed.get(USERS) === undefined && committed.get(ROLES) === undefined && committed.get(API_KEYS) === undefined && committed.get(SCOPES) === undefined) return undefined;
       authenticator.forgetUsers();
+      // Before the change is acknowledged: events read from now on wait for the streams' re-checks.
+      changes.recheck();
       return propagation.announce({ auth: true });
     });
   }

@@ -79,8 +79,18 @@ export type ActionResult =
    * answers, or with `Accept: text/event-stream` as progress events and then that result.
    */
   | { kind: 'job'; run(progress: (state: JobProgress) => void): Promise<ActionResult> }
-  /** 200 `text/event-stream`, written by `open` until the client or the node goes */
-  | { kind: 'events'; open(request: IncomingMessage, response: ServerResponse, headers: OutgoingHttpHeaders): void };
+  /**
+   * 200 `text/event-stream`, written by `open` until the client or the node goes; `recheck`
+   * (given by the handler) re-authorizes the caller after a change of users, roles or grants.
+   */
+  | { kind: 'events'; open(request: IncomingMessage, response: ServerResponse, headers: OutgoingHttpHeaders, recheck?: StreamRecheck): void };
+
+/**
+ * The caller of an open stream authorized again, as stored now: its grants (root's included)
+ * and their `view` scopes. Rejects with an ApiError (STREAM_REVOKED, FORBIDDEN, …) when it may no longer
+ * read the collection.
+ */
+export type StreamRecheck = () => Promise<{ readonly grants: Grants; readonly scopes: Scopes }>;
 
 /** How far a job is: rows processed, of `total` when known. */
 export interface JobProgress {

@@ -98,8 +98,17 @@ export async function subscribeAction(ctx: ActionContext, collection: Collection
   }
   return {
     kind: 'events',
-    open: (request, response, headers) =>
-      openEventStream(feed, request, response, { collection: collection.name, after, accept: view.accept, ...(view.key === undefined ? {} : { view: view.key }), headers, log: ctx.log }),
+    open: (request, response, headers, recheck) =>
+      openEventStream(feed, request, response, {
+        collection: collection.name,
+        after,
+        accept: view.accept,
+        ...(view.key === undefined ? {} : { view: view.key }),
+        // After a change of users, roles or grants: the caller's view as it is now, or the stream ends (revoked).
+        ...(recheck === undefined ? {} : { recheck: async () => eventView({ ...ctx, ...(await recheck()) }, collection, filter, fields) }),
+        headers,
+        log: ctx.log,
+      }),
   };
 }
 

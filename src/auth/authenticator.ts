@@ -9,9 +9,9 @@ import { scopeUses } from './resource-scopes.js';
 import type { Access } from './permissions.js';
 import type { Principal } from '../request/principal.js';
 import { credentialOf } from './credentials.js';
-import { PrincipalLoader, rolesOf, type User } from './principal-loader.js';
+import { PrincipalLoader, rolesOf, type User, type UserEntry } from './principal-loader.js';
 import { accountKey, SignInLimiter } from './rate-limiter.js';
-import { StreamTickets } from './stream-ticket.js';
+import { StreamTickets, type TicketHolder } from './stream-ticket.js';
 import { RoleAccess } from './role-access.js';
 import { ROLES, USERS } from './system-collections.js';
 import { TokenVerifier } from './token-verifier.js';
@@ -127,6 +127,40 @@ export class Authenticator {
     return this.#signInToken(entry.user, entry.credential, ttlSeconds);
   }
 
+  /**
+   * The token a redeemed stream ticket opens its stream with, for its user as stored now: 401
+   * STREAM_TICKET_REVOKED when the user is gone or disabled, its password changed since the
+   * ticket was asked (a sign-in token's ticket), or a role the ticket was asked with was taken
+   * away. The token carries the credential and roles just checked, so the open stream stops
+   * at the next such change too (its re-check authenticates with it).
+   */
+  async ticketToken(holder: TicketHolder, ttlSeconds: number): Promise<string> {
+    const entry = await this.#principals.user(holder.userId, true);
+    const refused = entry === undefined ? 'the user of the ticket no longer exists' : ticketRefusal(entry, holder);
+    if (refused !== undefined) throw new ApiError('STREAM_TICKET_REVOKED', refused);
+    return this.#signInToken(entry!.user, entry!.credential, ttlSeconds);
+  }
+
+  /**
+   * The principal of an open event stream as its user is stored now (read again after a change
+   * of users or roles: the caches were dropped), or 401 STREAM_REVOKED when it no longer stands:
+   * the user is gone or disabled, the password changed (a sign-in token), a role it acts with
+   * was taken away, or its token was signed out. The token's expiry is not checked again: a
+   * stream outlives it as before (an API key, whose row decides, authenticates afresh).
+   */
+  async recheck(principal: Principal, authorization: string | undefined, role: string | undefined): Promise<Principal> {
+    if (principal.apiKeyId !== undefined) {
+      return this.authenticate(authorization, role).catch((error: unknown) => {
+        throw new ApiError('STREAM_REVOKED', error instanceof ApiError ? error.message : undefined, { cause: error });
+      });
+    }
+    const entry = await this.#principals.user(String(principal.user.id), false);
+    let refused = entry === undefined ? 'the user no longer exists' : ticketRefusal(entry, principal);
+    if (refused === undefined && this.tokens.isRevoked(principal.tokenId)) refused = 'the token has been signed out';
+    if (refused !== undefined) throw new ApiError('STREAM_REVOKED', refused);
+    return { ...principal, user: entry!.user };
+  }
+
   /** `cv`: the password's credential; `rl`: the roles held now (a token stops when one is taken away). */
   #signInToken(user: User, credential: string, ttlSeconds: number): Promise<string> {
     return this.sign({ sub: String(user.id), cv: credential, rl: rolesOf(user) }, ttlSeconds);
@@ -151,4 +185,13 @@ export class Authenticator {
   onRevoked(listener: (jti: string, expiresAt: number) => void): void {
     this.tokens.onRevoked(listener);
   }
+}
+
+/** Why a ticket (or an open stream's principal) no longer stands for its user as stored now, or undefined when it does. */
+function ticketRefusal(entry: UserEntry, holder: Pick<TicketHolder, 'credential' | 'roles'>): string | undefined {
+  if (entry.user.disabled === true) return 'the user has been disabled';
+  if (holder.credential !== undefined && holder.credential !== entry.credential) return 'the password has changed since; sign in again';
+  const held = rolesOf(entry.user);
+  if (holder.roles.some((role) => !held.includes(role))) return 'a role it acts with has been taken from the user; sign in again';
+  return undefined;
 }

@@ -115,7 +115,7 @@ export class PrincipalLoader {
       if (!held.includes(requestedRole)) throw new ApiError('FORBIDDEN', `you do not have the role ${requestedRole}`);
       roles = [requestedRole];
     }
-    const principal: Principal = { user, roles, tokenId: jti, expiresAt: exp * 1000, ...(apiKeyId === undefined ? {} : { apiKeyId }) };
+    const principal: Principal = { user, roles, tokenId: jti, expiresAt: exp * 1000, ...(apiKeyId === undefined ? { credential: userEntry.credential } : { apiKeyId }) };
     // Kept no longer than the token's claims and the user's row it was built from.
     const life = Math.min(this.tokens.verifiedFor(token), this.#users.remaining(sub));
     if (apiKeyId === undefined && this.#users.get(sub) === userEntry) {

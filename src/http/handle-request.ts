@@ -23,6 +23,7 @@ import { renderResult } from './render-result.js';
 import { firstFilePart, uploadBodyOf } from './multipart.js';
 import type { AttachmentFiles } from '../files/attachment-files.js';
 import { parseResourcePath } from '../request/resource-path.js';
+import { streamRecheck } from './stream-recheck.js';
 
 /** What the resource handler works with: the services of one app, nothing else. */
 export interface RequestHandlerParts {
@@ -59,6 +60,8 @@ export function handleRequest(parts: RequestHandlerParts): (request: FastifyRequ
       ? undefined
       : await authenticator.authenticate(request.headers.authorization, headerText(request.headers['x-role']));
     let used = schema.snapshot;
+    /** The request the action ran (an event stream's is authorized again later). */
+    let opened: ApiRequest | undefined;
     const runAction = async (): Promise<ActionResult> => {
       const snapshot = schema.snapshot;
       used = snapshot;
@@ -77,8 +80,9 @@ export function handleRequest(parts: RequestHandlerParts): (request: FastifyRequ
         body: uploadBodyOf(request, action.name) ?? request.body,
         ...(principal === undefined ? {} : { principal }),
         ...(request.isMultipart() ? { upload: firstFilePart(request) } : {}),
-        ...(path.association === 'content' ? { download: { range: headerText(request.headers.range), ifNoneMatch: headerText(request.headers['if-none-match']) } } : {}),
+        ...(path.association === 'content' ? { download: { range: headerText(request.headers.range), ifRange: headerText(request.headers['if-range']), ifNoneMatch: headerText(request.headers['if-none-match']) } } : {}),
       };
+      opened = apiRequest;
       let grants = grantsOfScopes(store.scopesFor(apiRequest, snapshot));
       // Root-only resources are grants of the root role, which the store evaluates (store/root-only.ts).
       if (principal !== undefined && authenticator !== undefined) {
@@ -106,6 +110,12 @@ export function handleRequest(parts: RequestHandlerParts): (request: FastifyRequ
       result = await runAction();
     } catch (error) {
       result = await runAgainIfSchemaMoved(error, runAction, schema, used, parts.dialect, request.log);
+    }
+    if (result.kind === 'events' && principal !== undefined && authenticator !== undefined && opened !== undefined) {
+      // An open stream follows its caller's access: re-checked at every change of users, roles or grants.
+      const recheck = streamRecheck({ request: opened, principal, authorization: request.headers.authorization, role: headerText(request.headers['x-role']), authenticator, store, schema });
+      const { open } = result;
+      result = { kind: 'events', open: (raw, response, headers) => open(raw, response, headers, recheck) };
     }
     return renderResult(result, reply, prefix, (error) => toApiError(error, parts.dialect, request.id));
   };
