@@ -4,7 +4,6 @@ import { classifyDriverError } from '../db/driver-error.js';
 import { ApiError } from '../errors/api-error.js';
 import type { Collection } from '../schema/collection.js';
 import { indexName } from '../schema/index-name.js';
-import { GRANT_COLLECTIONS } from '../schema/system-collection-tables.js';
 import { DIALECT_TRAITS } from '../db/dialects/dialect-traits.js';
 import { ShapeCache } from '../sql/query-cache.js';
 import type { ChangeSet } from './change-set.js';
@@ -105,9 +104,9 @@ export class Store {
     return this.#system;
   }
 
-  /** 403 FORBIDDEN when `collection`'s rows carry grants (GRANT_COLLECTIONS): an import is refused before its file is read. */
+  /** 403 FORBIDDEN when `collection`'s rows carry grants (`Collection.carriesGrants`): an import is refused before its file is read. */
   refuseBulk(collection: Collection): void {
-    if (isGrantCollection(collection.name)) throw new ApiError('FORBIDDEN', `${collection.name} rows cannot be imported`);
+    if (collection.carriesGrants) throw new ApiError('FORBIDDEN', `${collection.name} rows cannot be imported`);
   }
 
   /** The secret list cursors are signed with, loaded (or stored) once. */
@@ -284,10 +283,6 @@ export class Store {
       }
     }
   }
-}
-
-function isGrantCollection(name: string): boolean {
-  return (GRANT_COLLECTIONS as ReadonlySet<string>).has(name);
 }
 
 function changeCount(changes: ChangeSet): number {

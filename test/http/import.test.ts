@@ -314,9 +314,18 @@ for (const dialect of DIALECTS) {
     });
 
     it('a JSON body is 415; a to-one association has no import; system collections that carry grants are not imported', async () => {
-      const roles = await upload(ctx, ctx.api, '/api/roles:import', csv('name,strategy\r\nboss,"{""actions"":[""create""]}"\r\n'));
-      expect(roles.status, roles.text).toBe(403);
-      expect((await upload(ctx, ctx.api, '/api/users:import', csv('email\r\nx@corral.test\r\n'))).status).toBe(403);
+      // Every collection whose rows carry grants (Collection.carriesGrants): the store refuses the bulk write, root included.
+      const grantRows: Array<[string, string]> = [
+        ['roles', 'name,strategy\r\nboss,"{""actions"":[""create""]}"\r\n'],
+        ['users', 'email\r\nx@corral.test\r\n'],
+        ['apiKeys', 'name,role\r\nk,root\r\n'],
+        ['rolesResourcesScopes', 'name,scope\r\nall,{}\r\n'],
+      ];
+      for (const [name, text] of grantRows) {
+        const reply = await upload(ctx, ctx.api, `/api/${name}:import`, csv(text));
+        expect(reply.status, `${name}: ${reply.text}`).toBe(403);
+        expect(reply.body.errors[0].code).toBe('FORBIDDEN');
+      }
       const json = await ctx.api.post('/api/posts:import', { code: 'x' });
       expect(json.status, json.text).toBe(415);
       const form = await upload(ctx, ctx.api, '/api/posts:create', csv('code\r\nx\r\n'));
