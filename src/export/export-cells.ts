@@ -5,19 +5,21 @@ import type { Field } from '../schema/collection.js';
 export type Cell = string | number | boolean | null;
 
 /**
- * Characters that make a spreadsheet read a text cell as a formula (or that some spreadsheets
- * strip before doing so): OWASP's CSV injection list.
+ * Where a line of a text cell starts with characters that make a spreadsheet read it as a
+ * formula (or that some spreadsheets strip before doing so): OWASP's CSV injection list. A line
+ * starts at the start of the text and after every CR or LF in it, so no line of a multi-line
+ * cell can start a formula whichever line break a reader splits on.
  */
-// A text that already starts with quotes before such a character gets one more, so an import
-// (import-cells.ts) takes exactly one off and the round trip keeps the text.
-const FORMULA_START = /^'*[=+\-@\t\r]/;
+// A line that already starts with quotes before such a character gets one more, so an import
+// (import-cells.ts) takes exactly one off each line and the round trip keeps the text.
+const FORMULA_LINE_START = /(?<=^|[\r\n])(?='*[=+\-@\t\r])/g;
 
 /** Text whose values are numbers or instants written as text: never a formula, never escaped. */
 const NOT_TEXT = new Set(['bigInt', 'decimal', 'date', 'dateOnly', 'time']);
 
-/** `'=1+1` for `=1+1`: a text cell that would start a formula gets a leading single quote. */
+/** `'=1+1` for `=1+1`, `a\n'=2` for `a\n=2`: each line of a text cell that would start a formula gets a leading single quote. */
 export function escapeFormula(text: string): string {
-  return FORMULA_START.test(text) ? `'${text}` : text;
+  return text.replace(FORMULA_LINE_START, "'");
 }
 
 /** `2026-03-01T09:30:00.000+01:00`: the instant in `zone` with its offset; `Z` kept when the offset is zero. */

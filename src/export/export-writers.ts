@@ -36,7 +36,8 @@ export function csvStream(columns: readonly ExportColumn[], source: ItemBatches,
     }
   }
   const input = Readable.from(records());
-  const output = stringify({ bom: true, record_delimiter: 'windows' });
+  // A bare CR or LF is a line break to RFC 4180 readers and spreadsheets: quoted like CRLF, comma and quote.
+  const output = stringify({ bom: true, record_delimiter: 'windows', quoted_match: /[\r\n]/ });
   // A failing read destroys the output with its error: the answer is cut, not ended as if whole.
   pipeline(input, output, () => void source.finish());
   return output;

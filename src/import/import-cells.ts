@@ -12,11 +12,12 @@ export type SheetCell = string | number | boolean | Date | RefusedCell | null;
 /** What a cell becomes for the create path: a value bindWriteValues checks, or why it cannot be read. */
 export type CellInput = { ok: true; value: unknown } | { ok: false; message: string };
 
-/** `'=1+1` → `=1+1`: the export's CSV-injection quote (export-cells.ts `escapeFormula`) taken off again. */
-const ESCAPED_FORMULA = /^'+[=+\-@\t\r]/;
+/** The quote the export put at a line start (the text's, or after a CR or LF) before a formula character. */
+const ESCAPED_FORMULA = /(?<=^|[\r\n])'(?='*[=+\-@\t\r])/g;
 
+/** `'=1+1` → `=1+1`, `a\n'=2` → `a\n=2`: the export's CSV-injection quotes (export-cells.ts `escapeFormula`) taken off again, one per line. */
 export function unescapeFormula(text: string): string {
-  return ESCAPED_FORMULA.test(text) ? text.slice(1) : text;
+  return text.replace(ESCAPED_FORMULA, '');
 }
 
 const NUMBER_TEXT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i;

@@ -53,6 +53,21 @@ describe('import cells', () => {
     fc.assert(fc.property(fc.string(), (text) => unescapeFormula(escapeFormula(text)) === text));
     fc.assert(fc.property(fc.constantFrom('=', '+', '-', '@', '\t', '\r', "'"), fc.string(), (head, rest) => unescapeFormula(escapeFormula(head + rest)) === head + rest));
   });
+
+  const LINES = fc.array(fc.constantFrom('=', '+', '-', '@', '\t', '\r', '\n', "'", 'a', ','), { maxLength: 12 }).map((parts) => parts.join(''));
+
+  it('escapes every line of a multi-line text: no line starts a formula, and unescape gives the text back', () => {
+    fc.assert(
+      fc.property(LINES, (text) => {
+        const escaped = escapeFormula(text);
+        expect(unescapeFormula(escaped)).toBe(text);
+        // Whichever line break a reader splits on (CR, LF or CRLF), no line starts a formula.
+        for (const line of escaped.split(/[\r\n]/).slice(1)) expect(line).not.toMatch(/^[=+\-@\t]/);
+        expect(escaped).not.toMatch(/^[=+\-@\t\r]/);
+      }),
+      { seed: 37, numRuns: 500 },
+    );
+  });
 });
 
 describe('import columns', () => {
