@@ -42,7 +42,7 @@
  * files:add/set, CSV imports into attachments and into notes/memos with a files column, and
  * destructive calls on system collections (as the caller and as root), mixed with root's and
  * another user's uploads and links. After each of the caller's requests the oracle checks that
- *   1. the caller reads an attachment's bytes (and sees its row in attachments:list) iff it can
+ *   1. the caller reads an attachment's bytes (and sees its row in attachments:list and appends) iff it can
  *      view a row owning it through an attachment field in its view field list, or it uploaded it
  *      and nothing links it; the bytes are the uploaded ones; anything else is 404 RECORD_NOT_FOUND;
  *   2. every attachment row was made by an upload and its server-managed values are still what

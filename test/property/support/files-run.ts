@@ -128,9 +128,12 @@ async function upload(h: FilesHarness, who: 'me' | 'other' | 'root', url: string
   const bytes = fileBytes(image);
   const reply = await h.send(who, 'POST', url, undefined, await multipartBody([{ bytes, filename: image ? 'p.png' : 't.txt' }]));
   if (reply.status !== 201) return { reply };
-  const data = reply.body.data as Row;
-  const id = Number(data.id);
-  // The hash and size are the bytes'; the rest is what the upload's answer said.
+  const id = Number(reply.body.data.id);
+  // The hash and size are the bytes'; the rest is what the upload stored, read by root (the caller's
+  // answer shows the key alone when the upload went straight to a row it cannot view).
+  const stored = await h.root.get(`/api/attachments/${id}`);
+  if (stored.status !== 200) throw new Error(`root cannot read uploaded attachment ${id}: ${stored.status} ${stored.text}`);
+  const data = stored.body.data as Row;
   h.uploads.set(id, { ...(Object.fromEntries(SERVER_MANAGED.map((f) => [f, data[f]])) as Uploaded), sha256: sha256(bytes), size: bytes.length });
   return { reply, id };
 }
@@ -260,7 +263,11 @@ async function judge(h: FilesHarness, grant: FilesGrant, action: FilesAction, st
     }
     for (const field of SERVER_MANAGED) if (JSON.stringify(row[field]) !== JSON.stringify(uploaded[field])) problems.push(`attachment ${id}.${field} is ${JSON.stringify(row[field])}, the upload set ${JSON.stringify(uploaded[field])}`);
   }
-  // An upload is the uploader's row.
+  // An upload is the uploader's row, stored under its content key (docs/files.md: `ab/cd/<sha256>`).
+  for (const id of step.uploadedNow) {
+    const sha = String(h.uploads.get(id)?.sha256);
+    if (after.attachments.get(id)?.path !== `${sha.slice(0, 2)}/${sha.slice(2, 4)}/${sha}`) problems.push(`attachment ${id} is stored at ${String(after.attachments.get(id)?.path)}, not under the hash of its bytes`);
+  }
   for (const id of step.uploadedNow) if (Number(after.attachments.get(id)?.createdById) !== h.userId) problems.push(`attachment ${id}, uploaded by the caller, has createdById ${String(after.attachments.get(id)?.createdById)}`);
   // Links: a new one needs the attachment readable before (or uploaded by this very request) and the row writable.
   const was = new Set(linksOf(before).map(linkKey));
@@ -297,6 +304,16 @@ async function judge(h: FilesHarness, grant: FilesGrant, action: FilesAction, st
     else if (content.status === 200 && sha256(content.raw) !== h.uploads.get(id)?.sha256) problems.push(`attachment ${id}'s content is not the bytes its upload sent`);
     if (may) h.served += 1;
     else h.hidden += 1;
+  }
+  // Appended attachment rows (where the grant lets the caller append the field) are readable ones too.
+  for (const [owner, field] of OWNER_FIELDS) {
+    const appended = await h.send('me', 'GET', `/api/${owner}:list?paginate=false&appends=${field}`);
+    if (appended.status >= 500) problems.push(`GET /api/${owner}:list?appends=${field} → ${appended.status}`);
+    if (appended.status !== 200) continue;
+    for (const row of appended.body.data as Row[]) {
+      const ids = Array.isArray(row[field]) ? (row[field] as Row[]).map((att) => Number(att.id)) : [];
+      for (const id of ids) if (!readable(after, grant, h.userId, id)) problems.push(`${owner} ${String(row.id)} appends attachment ${id} through ${field}, which the caller may not read`);
+    }
   }
   if (grant.strategy.includes('view')) {
     const list = await h.send('me', 'GET', '/api/attachments:list?paginate=false&sort=id');
