@@ -132,11 +132,12 @@ for (const dialect of DIALECTS) {
       const users = await ctx.api.get('/api/collections:get?filterByTk=users');
       expect(users.status, users.text).toBe(200);
       expect(users.body.data).toMatchObject({ name: 'users', tableName: 'corral_users' });
-      // The admin UI sends the record back whole: its tableName asks for nothing; another one is refused.
+      // The admin UI sends the record back whole: its tableName asks for nothing; another one is refused (a system collection: 409).
       const same = await ctx.api.post('/api/collections:update?filterByTk=users', { title: 'People', tableName: 'corral_users' });
       expect(same.status, same.text).toBe(200);
       const moved = await ctx.api.post('/api/collections:update?filterByTk=users', { tableName: 'users' });
-      expect(moved.status, moved.text).toBe(400);
+      expect(moved.status, moved.text).toBe(409);
+      expect(moved.body.errors[0].code).toBe('COLLECTION_PROTECTED');
       expect(ctx.built.schema.snapshot.get('users')?.table).toBe('corral_users');
     });
 
