@@ -30,7 +30,7 @@ export const IMPORT_BATCH_ROWS = 1000;
 /** Row errors an answer lists; more are counted (`skipped`, `invalid`) but not listed. */
 export const MAX_REPORTED_ERRORS = 1000;
 
-export const DEFAULT_IMPORT_LIMITS: ImportLimits = { maxBytes: 100 * 1024 * 1024, maxRows: 1_000_000 };
+export const DEFAULT_IMPORT_LIMITS: ImportLimits = { maxBytes: 100 * 1024 * 1024, maxRows: 1_000_000, maxUncompressedBytes: 256 * 1024 * 1024 };
 
 /** One rejected row: its spreadsheet row number (header = 1), the field, the error code. */
 export interface ImportRowError {
@@ -82,7 +82,7 @@ export async function importAction(ctx: ActionContext, collection: Collection, r
     const options = importOptions(ctx.request.params, upload.fields);
     const mapping = parseMapping(options.mapping);
     const format = importFormat(options.format, upload.head, upload.filename, upload.mimetype);
-    rows = format === 'csv' ? csvRows(upload.path) : xlsxRows(upload.path);
+    rows = format === 'csv' ? csvRows(upload.path) : xlsxRows(upload.path, { maxUncompressedBytes: limits.maxUncompressedBytes });
     const header = await rows.next();
     if (header.done === true) throw new ApiError('IMPORT_FILE_INVALID', 'the file is empty: the first row must name the columns');
     const headers = header.value.cells.map((cell) => (cell === null ? '' : typeof cell === 'object' && !(cell instanceof Date) ? '' : String(cell).trim()));

@@ -52,6 +52,7 @@ export const ERROR_CATALOGUE = {
   IMPORT_FILE_INVALID: { status: 400, message: 'The import file cannot be read as CSV or XLSX, or its header row does not match the collection' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body is too large' },
   IMPORT_TOO_LARGE: { status: 413, message: 'The import file has more bytes or rows than this server takes' },
+  IMPORT_CONTENT_TOO_LARGE: { status: 413, message: 'A cell, row or part of the import file is larger than this server reads' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Request body must be application/json' },
   FILE_TOO_LARGE: { status: 413, message: 'The file is larger than the upload limit (CORRAL_UPLOAD_MAX_BYTES)' },
   FILE_TYPE_NOT_ALLOWED: { status: 415, message: 'The content of the file is not of a type this field accepts' },
