@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { ensureAuthTables } from './auth/auth-tables.js';
 import { Authenticator } from './auth/authenticator.js';
 import { API_KEYS, ensureAuthCollections, ROLES, SCOPES, USERS } from './auth/system-collections.js';
 import { DEFAULT_CONFIG, type Config } from './config/config.js';
@@ -32,7 +31,7 @@ import { Propagation } from './cluster/propagation.js';
 import { ChangeFeed, DEFAULT_CHANGES_POLL_MS, DEFAULT_CHANGES_RETENTION_MS } from './changes/change-feed.js';
 import { ensureChangesTables } from './changes/changes-table.js';
 import { outboxHook } from './changes/outbox.js';
-import { DEFAULT_WEBHOOK_RETRY_BASE_MS, ensureWebhookTables, WebhookService, type RootCheck } from './webhooks/webhook-service.js';
+import { DEFAULT_WEBHOOK_RETRY_BASE_MS, WebhookService } from './webhooks/webhook-service.js';
 import { WEBHOOKS } from './webhooks/webhook-definitions.js';
 import { writeFastPathOf } from './write-paths/write-fast-path-of.js';
 import { startAttachmentFiles } from './files/start-attachment-files.js';
@@ -65,12 +64,6 @@ export interface BuildOptions {
   logStream?: { write(line: string): void };
   /** The scope source of each request (tests inject one until roles exist). */
   readonly store?: StoreOptions;
-  /**
-   * Whether a request comes from root: `webhooks` is a root-only collection (403 FORBIDDEN for
-   * anyone else). None: everyone counts as root, as long as there are no roles. What a caller
-   * sees of the change feed follows its store scopes (`store.scopes`), like every read.
-   */
-  readonly isRoot?: RootCheck;
   /** The sign-in limiter's clock (tests move it instead of sleeping); Date.now by default. */
   readonly clock?: () => number;
   /** Where attachment bytes go instead of CORRAL_STORAGE_DIR (tests). */
@@ -93,10 +86,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const listen = listenUrl === undefined ? {} : { listenUrl, connectMs: config.dbConnectTimeoutMs };
   const pollMs = config.changesPollMs ?? DEFAULT_CHANGES_POLL_MS;
   const changes = new ChangeFeed(database, { pollMs, retentionMs: config.changesRetentionMs ?? DEFAULT_CHANGES_RETENTION_MS, ...listen, log: app.log });
-  // The webhooks collection's table, read once the schema is loaded (a system table: it never changes after).
-  let webhooksTable: string = WEBHOOKS;
-  const webhooks = new WebhookService(database, changes, { retryBaseMs: config.webhookRetryBaseMs ?? DEFAULT_WEBHOOK_RETRY_BASE_MS, allowPrivate: config.webhookAllowPrivate ?? false, pollMs, log: app.log, table: () => webhooksTable });
-  const authenticator = config.auth.enabled ? new Authenticator(database, config.auth, () => schema.snapshot, app.log, options.clock, store.shapes) : undefined;
+  // Every system row is read and written through the store's system door (store/system/system-door.ts).
+  const system = store.system();
+  const webhookRows = system.webhooks(() => schema.snapshot.get(WEBHOOKS));
+  const webhooks = new WebhookService(webhookRows, changes, { retryBaseMs: config.webhookRetryBaseMs ?? DEFAULT_WEBHOOK_RETRY_BASE_MS, allowPrivate: config.webhookAllowPrivate ?? false, pollMs, log: app.log });
+  const authenticator = config.auth.enabled ? new Authenticator(system, config.auth, () => schema.snapshot, app.log, options.clock) : undefined;
   let files: Awaited<ReturnType<typeof startAttachmentFiles>> | undefined;
   const propagation = new Propagation({
     database,
@@ -104,25 +98,29 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ...listen,
     log: app.log,
     apply: async (notice) => {
-      if (notice.auth) authenticator?.forgetUsers();
+      if (notice.auth) {
+        authenticator?.forgetUsers();
+        // Open streams check their callers again (docs/events.md#revocation).
+        changes.recheck();
+      }
       if (notice.schemaVersion !== undefined) await schema.catchUp(notice.schemaVersion);
     },
   });
   try {
     await schema.init();
     // The auth collections first: a schema file's collections may point at users (createdBy: true).
-    await ensureAuthTables(database.db, database.dialect, database.mysqlCollation);
-    await ensureAuthCollections(schema, database, { email: config.auth.rootEmail, ...(config.auth.rootPassword === undefined ? {} : { password: config.auth.rootPassword }) }, app.log);
+    await system.ensureAuthTables();
+    // The outbox before the seeding: the root role and user are written with their change events.
+    await ensureChangesTables(database.db, database.dialect);
+    store.outbox(outboxHook(() => schema.snapshot), writeFastPathOf(database));
+    await ensureAuthCollections(schema, system, { email: config.auth.rootEmail, ...(config.auth.rootPassword === undefined ? {} : { password: config.auth.rootPassword }) }, app.log);
     if (config.schemaFile !== undefined) await applySchemaFile(schema, config.schemaFile);
     // The database's own tables (CORRAL_INTROSPECT): read from its catalogue, never written at start.
     const connectionSchema = connectionSchemaOf(config.database);
     schema.useIntrospection({ include: [], exclude: [], ...config.introspect, ...(connectionSchema === undefined ? {} : { connectionSchema }) });
     if (config.introspect !== undefined) await introspectAtStart(schema, app.log);
     await authenticator?.init(config.schemaPollMs);
-    await ensureChangesTables(database.db, database.dialect);
-    store.outbox(outboxHook(() => schema.snapshot), writeFastPathOf(database));
-    webhooksTable = schema.snapshot.get(WEBHOOKS)?.table ?? WEBHOOKS;
-    await ensureWebhookTables(database, schema.snapshot.get(WEBHOOKS));
+    await system.ensureWebhookTables(schema.snapshot.get(WEBHOOKS));
     store.afterCommit(() => {
       changes.wake();
       webhooks.wake();
@@ -143,14 +141,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   schema.onChanged((version) => propagation.announce({ auth: false, schemaVersion: version }));
   if (authenticator !== undefined) {
     // A user's roles, the scope rows they name (and the fields scope filters read) apply from the next request, here and on the other workers.
-    store.afterCommit((changes) => {
-      if (changes.get(USERS) === undefined && changes.get(ROLES) === undefined && changes.get(API_KEYS) === undefined && changes.get(SCOPES) === undefined) return undefined;
+    store.afterCommit((committed) => {
+      if (committed.get(USERS) === undefined && committed.get(ROLES) === undefined && committed.get(API_KEYS) === undefined && committed.get(SCOPES) === undefined) return undefined;
       authenticator.forgetUsers();
+      // Before the change is acknowledged: events read from now on wait for the streams' re-checks.
+      changes.recheck();
       return propagation.announce({ auth: true });
     });
   }
 
-  const metrics = await registerMetrics(app, { config: config.metrics, prefix: config.apiPrefix, database, schema, changes });
+  const metrics = await registerMetrics(app, { config: config.metrics, prefix: config.apiPrefix, database, schema, changes, webhookDeliveries: () => webhookRows.countsByStatus() });
   if (authenticator !== undefined) registerStreamTickets(app, authenticator, config.apiPrefix);
   registerBodyParsers(app);
   registerMultipart(app);
@@ -165,7 +165,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Corral Studio at / and /studio/… (CORRAL_STUDIO): its own routes, off the API's path.
   if (config.studio !== false) registerStudio(app, { prefix });
   const imports = importLimits(config);
-  app.route({ method: [...ALL_METHODS], url: `${prefix}/*`, handler: handleRequest({ prefix, dialect: database.dialect, schema, store, changes, webhooks, authenticator, isRoot: options.isRoot, imports, files: files!.files }) });
+  app.route({ method: [...ALL_METHODS], url: `${prefix}/*`, handler: handleRequest({ prefix, dialect: database.dialect, schema, store, changes, webhooks, authenticator, imports, files: files!.files }) });
 
   let closed = false;
   const close = async (): Promise<void> => {

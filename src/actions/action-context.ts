@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { AttachmentFiles } from '../files/attachment-files.js';
 import type { ChangeFeed } from '../changes/change-feed.js';
-import type { RootCheck, WebhookService } from '../webhooks/webhook-service.js';
+import type { WebhookService } from '../webhooks/webhook-service.js';
 import type { ApiRequest } from '../request/api-request.js';
 import type { SchemaManager } from '../schema/schema-manager.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
@@ -28,8 +28,6 @@ export interface ActionContext {
   readonly auth?: { readonly authenticator: Authenticator; readonly address: string };
   /** This node's reader of the change feed (subscribe, changes:list). */
   readonly changes?: ChangeFeed;
-  /** Whether the caller may use the root-only `webhooks` collection (none: everyone may, as long as there are no roles). */
-  readonly isRoot?: RootCheck;
   /** CORRAL_IMPORT_MAX_BYTES and CORRAL_IMPORT_MAX_ROWS (import-action.ts defaults when absent). */
   readonly imports?: ImportLimits;
   /** The webhooks system collection and its delivery loop. */
@@ -81,8 +79,18 @@ export type ActionResult =
    * answers, or with `Accept: text/event-stream` as progress events and then that result.
    */
   | { kind: 'job'; run(progress: (state: JobProgress) => void): Promise<ActionResult> }
-  /** 200 `text/event-stream`, written by `open` until the client or the node goes */
-  | { kind: 'events'; open(request: IncomingMessage, response: ServerResponse, headers: OutgoingHttpHeaders): void };
+  /**
+   * 200 `text/event-stream`, written by `open` until the client or the node goes; `recheck`
+   * (given by the handler) re-authorizes the caller after a change of users, roles or grants.
+   */
+  | { kind: 'events'; open(request: IncomingMessage, response: ServerResponse, headers: OutgoingHttpHeaders, recheck?: StreamRecheck): void };
+
+/**
+ * The caller of an open stream authorized again, as stored now: its grants (root's included)
+ * and their `view` scopes. Rejects with an ApiError (STREAM_REVOKED, FORBIDDEN, …) when it may no longer
+ * read the collection.
+ */
+export type StreamRecheck = () => Promise<{ readonly grants: Grants; readonly scopes: Scopes }>;
 
 /** How far a job is: rows processed, of `total` when known. */
 export interface JobProgress {

@@ -145,6 +145,8 @@ export function resolveResource(path: ResourcePath, snapshot: SchemaSnapshot): R
   // Named row scopes: checked against the collections and roles using them before the data action runs.
   if (name === SCOPES && association === undefined) return table(resourceScopesActions(collection), SCOPES);
   if (name === ATTACHMENTS) {
+    // The content path is exact: `<id>/content`, nothing below it.
+    if (association === 'content' && path.key !== undefined) throw new ApiError('ROUTE_NOT_FOUND', 'an attachment downloads at /attachments/<id>/content');
     const own = attachmentActions(collection, association);
     if (own !== undefined) return own.toOne ? { toOne: true, action: (action) => pick(own.actions, action, `${name}.${association}`) } : withOwn(own.actions, collection);
   }

@@ -1,57 +1,34 @@
 import { ApiError } from '../errors/api-error.js';
 import { FileMissingError } from '../files/file-storage.js';
+import { lastModifiedOf, rangeApplies } from '../files/if-range.js';
 import { contentDisposition } from '../files/safe-filename.js';
 import { isInlineType } from '../files/sniff-type.js';
 import { parseKeys } from '../plan/bind-keys.js';
 import { noneMatch, parseTagCondition } from '../request/entity-tag.js';
 import { parseRange } from '../request/byte-range.js';
-import { isAttachmentRelation } from '../schema/attachment-field.js';
 import type { Collection, Row } from '../schema/collection.js';
-import { OPEN_GRANTS } from '../store/scope.js';
-import { among, eq } from '../store/links.js';
+import { eq } from '../store/links.js';
 import { selectWhere } from '../store/write-rows.js';
 import type { ActionContext, ActionResult } from './action-context.js';
 import { filesOf } from './attachment-upload.js';
 
-/** Most owning rows of one attachment read per relation to decide access (one visible is enough). */
-const MAX_OWNERS_CHECKED = 1000;
-
 /**
- * The attachment row named in the path, when the caller may read its content: root (or open
- * grants) always; an attachment linked to rows when the caller can view at least one of them
- * (read under the caller's `view` scope of the owning collection, like any read); an unlinked
- * one by its uploader. Anything else is 404, exactly as a missing one.
+ * The attachment row named in the path, read as the caller: the store's `view` scope of
+ * attachments is "a visible owning row whose attachment field the caller may read, or its own
+ * unlinked upload" (store/owned-rows.ts). A row out of that scope is 404, exactly as a missing one.
  */
 export async function readableAttachment(ctx: ActionContext, attachments: Collection): Promise<Row> {
   const [id] = parseKeys(attachments, ctx.request.path.sourceKey!);
-  const missing = () => new ApiError('RECORD_NOT_FOUND', `no ${attachments.name} record matches`);
-  // The row and its links are read as the system: who may see them is decided below from the owners.
-  const system = ctx.store.read({ request: { id: ctx.request.id }, grants: OPEN_GRANTS, log: ctx.log });
-  const [row] = await selectWhere(system, attachments, attachments.fieldList, eq(attachments.key, id));
-  if (row === undefined) throw missing();
-  if (ctx.grants.open) return row;
-  const caller = ctx.store.read(ctx);
-  let linked = false;
-  for (const collection of ctx.snapshot.collections.values()) {
-    for (const relation of collection.relations.values()) {
-      if (relation.type !== 'belongsToMany' || !isAttachmentRelation(relation.def)) continue;
-      const links = await selectWhere(system, relation.through, [relation.foreignKey], eq(relation.otherKey, row[relation.targetKey.name]));
-      if (links.length === 0) continue;
-      linked = true;
-      const owners = links.slice(0, MAX_OWNERS_CHECKED).map((link) => link[relation.foreignKey.name]);
-      const visible = await selectWhere(caller, relation.source, [relation.source.key], among(relation.sourceKey, owners));
-      if (visible.length > 0) return row;
-    }
-  }
-  const user = ctx.request.principal?.user.id;
-  if (!linked && user !== undefined && row.createdById !== null && String(row.createdById) === String(user)) return row;
-  throw missing();
+  const [row] = await selectWhere(ctx.store.read(ctx), attachments, attachments.fieldList, eq(attachments.key, id));
+  if (row === undefined) throw new ApiError('RECORD_NOT_FOUND', `no ${attachments.name} record matches`);
+  return row;
 }
 
 /**
  * `GET /api/attachments/<id>/content`: the bytes with their type, a disposition that never lets
  * a browser run them (inline only for raster images, PDF and plain text), `nosniff`, a strong
- * ETag of the sha256 (304 on If-None-Match), one byte range (206, or 416 past the end), HEAD.
+ * ETag of the sha256 (304 on If-None-Match), one byte range (206, or 416 past the end) unless
+ * If-Range names another representation (src/files/if-range.ts), HEAD.
  */
 export async function contentAction(ctx: ActionContext, attachments: Collection): Promise<ActionResult> {
   const files = filesOf(ctx);
@@ -68,10 +45,12 @@ export async function contentAction(ctx: ActionContext, attachments: Collection)
     'content-disposition': contentDisposition(isInlineType(mimetype) ? 'inline' : 'attachment', String(row.filename)),
     vary: 'Authorization, X-Role',
   };
+  const lastModified = lastModifiedOf(row.createdAt);
+  if (lastModified !== undefined) headers['last-modified'] = lastModified;
   const download = ctx.request.download ?? {};
   const condition = parseTagCondition('If-None-Match', download.ifNoneMatch);
   if (condition !== undefined && !noneMatch(condition, tag)) return { kind: 'content', status: 304, headers };
-  const wanted = parseRange(download.range, size);
+  const wanted = rangeApplies(download.ifRange, tag, lastModified) ? parseRange(download.range, size) : { kind: 'whole' as const };
   if (wanted.kind === 'unsatisfiable') {
     throw new ApiError('RANGE_NOT_SATISFIABLE', `the range lies past the end of the file (${size} bytes)`, { headers: { 'content-range': `bytes */${size}`, etag: tag }, details: { size } });
   }

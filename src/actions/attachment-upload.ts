@@ -15,6 +15,7 @@ import { deleteWhere } from '../store/write-rows.js';
 import { completeCreated, insertItems } from '../store/insert-items.js';
 import { createLinked } from '../store/nested-writes.js';
 import { eq } from '../store/links.js';
+import { serverValues } from '../store/server-values.js';
 import type { ActionContext, ActionResult } from './action-context.js';
 import { loadScope } from './association-scope.js';
 import { createdResult, nestedOptions } from './create-action.js';
@@ -99,7 +100,7 @@ export async function uploadAction(ctx: ActionContext, attachments: Collection, 
   const values = { filename, ...(extname === undefined ? {} : { extname }), mimetype: file.mimetype, size: file.size, sha256: file.sha256, storage: files.storage.name, path: key };
   let bound;
   try {
-    bound = await bindWriteValues(attachments, values, 'create', now);
+    bound = await bindWriteValues(attachments, serverValues(values), 'create', now);
   } catch (error) {
     await unlinkQuietly(file.tempPath);
     throw error;

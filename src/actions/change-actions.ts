@@ -8,7 +8,6 @@ import { evaluateFilter } from '../plan/evaluate-filter.js';
 import type { FilterNode } from '../plan/filter-node.js';
 import type { Collection, Item } from '../schema/collection.js';
 import type { ActionContext, ActionResult } from './action-context.js';
-import { WEBHOOKS } from '../webhooks/webhook-definitions.js';
 
 function feedOf(ctx: ActionContext): ChangeFeed {
   if (ctx.changes === undefined) throw new ApiError('ACTION_NOT_FOUND', 'the change feed is not running on this node');
@@ -46,12 +45,11 @@ interface EventView {
  * what it may read: a hidden field counts as absent) and `fields` narrowing `data` further.
  */
 function eventView(ctx: ActionContext, collection: Collection, filter?: FilterNode, fields?: readonly string[]): EventView {
-  const scope = ctx.scopes.get(collection.name);
+  // The store's view scope: DENIED for a root-only collection (webhooks) unless the caller is root.
+  const scope = ctx.store.read(ctx).viewScope(collection);
   if (filter !== undefined && !rowOnly(filter)) throw new ApiError('FILTER_INVALID', 'a subscribe filter takes fields of the collection itself, not association paths');
   // A scope through associations cannot be decided from the event's row: nothing is shown (fail closed).
   if (scope !== undefined && !rowOnly(scope.where)) return { accept: () => undefined };
-  // Webhook definitions are root-only, whatever scopes an embedding's provider gives (auth off).
-  if (collection.name === WEBHOOKS && ctx.isRoot !== undefined && !ctx.isRoot(ctx.request)) return { accept: () => undefined };
   const readable = scope?.fields;
   const shown = fields === undefined ? (readable === undefined ? undefined : [...readable]) : readable === undefined ? fields : fields.filter((name) => readable.has(name));
   const accept = (event: ChangeEvent): ChangeEvent | undefined => {
@@ -100,8 +98,17 @@ export async function subscribeAction(ctx: ActionContext, collection: Collection
   }
   return {
     kind: 'events',
-    open: (request, response, headers) =>
-      openEventStream(feed, request, response, { collection: collection.name, after, accept: view.accept, ...(view.key === undefined ? {} : { view: view.key }), headers, log: ctx.log }),
+    open: (request, response, headers, recheck) =>
+      openEventStream(feed, request, response, {
+        collection: collection.name,
+        after,
+        accept: view.accept,
+        ...(view.key === undefined ? {} : { view: view.key }),
+        // After a change of users, roles or grants: the caller's view as it is now, or the stream ends (revoked).
+        ...(recheck === undefined ? {} : { recheck: async () => eventView({ ...ctx, ...(await recheck()) }, collection, filter, fields) }),
+        headers,
+        log: ctx.log,
+      }),
   };
 }
 

@@ -41,7 +41,8 @@ export const collectionsActions = {
    * changed and removed since are served at once, on every worker and node (docs/existing-databases.md#sync).
    */
   sync: async (ctx: ActionContext) => {
-    if (ctx.isRoot !== undefined && !ctx.isRoot(ctx.request)) throw new ApiError('FORBIDDEN', 'collections:sync is for root only');
+    // A grant of the root role alone (store/root-only.ts), evaluated by the store.
+    ctx.store.read(ctx).requireRootOnly('collections:sync');
     return item(await ctx.schema.syncIntrospected());
   },
   destroy: async (ctx: ActionContext) => {

@@ -1,6 +1,7 @@
 import { ApiError } from '../errors/api-error.js';
 import { describeRows, listInMemory } from '../plan/in-memory-list.js';
 import type { Item } from '../schema/collection.js';
+import { isBuiltInField, isSystemCollection } from '../schema/protected.js';
 import type { CollectionDef, FieldDef, RelationDef } from '../schema/types.js';
 import type { ActionContext, ActionResult } from './action-context.js';
 
@@ -11,13 +12,14 @@ import type { ActionContext, ActionResult } from './action-context.js';
 export const COLLECTION_ROWS = describeRows('collections', 'name', {
   name: 'string', title: 'string', description: 'text', timestamps: 'boolean', autoGenId: 'boolean', idType: 'string', filterTargetKey: 'string', fields: 'json',
   sortable: 'json', indexes: 'json', logging: 'boolean', hidden: 'boolean', template: 'string', origin: 'string', category: 'json', unavailableActions: 'json', sort: 'integer',
+  system: 'boolean',
 });
 const FIELD_COLUMNS = {
   name: 'string', type: 'string', title: 'string', description: 'text', allowNull: 'boolean', unique: 'boolean', index: 'boolean', defaultValue: 'json',
   min: 'double', max: 'double', minLength: 'integer', maxLength: 'integer', pattern: 'string', enum: 'json', length: 'integer', precision: 'integer',
   scale: 'integer', primaryKey: 'boolean', autoIncrement: 'boolean', system: 'string', references: 'json', target: 'string', foreignKey: 'string',
   sourceKey: 'string', targetKey: 'string', through: 'string', otherKey: 'string', onDelete: 'string', sortable: 'boolean', sortBy: 'json',
-  interface: 'string', uiSchema: 'json', collectionName: 'string', key: 'string', sort: 'integer',
+  interface: 'string', uiSchema: 'json', collectionName: 'string', key: 'string', sort: 'integer', builtIn: 'boolean',
 } as const;
 /** A collection's fields, keyed by name (`collections/<name>/fields`). */
 export const FIELD_ROWS = describeRows('fields', 'name', FIELD_COLUMNS);
@@ -73,9 +75,9 @@ export function splitFieldKey(key: string): { collection: string; field: string 
   return dot <= 0 || dot === key.length - 1 ? undefined : { collection: key.slice(0, dot), field: key.slice(dot + 1) };
 }
 
-/** A field as clients see it: its definition, with the collection it belongs to and its key. */
+/** A field as clients see it: its definition, with the collection it belongs to, its key, and `builtIn: true` on a system collection's own fields. */
 export function publicField(collection: string, field: FieldDef | RelationDef): Record<string, unknown> {
-  return { ...field, collectionName: collection, key: fieldKey(collection, field.name) };
+  return { ...field, collectionName: collection, key: fieldKey(collection, field.name), ...(isBuiltInField(collection, field) ? { builtIn: true } : {}) };
 }
 
 /** Fields as clients see them: scalar fields, then relation fields, each with resolved options. */
@@ -87,8 +89,10 @@ export function fieldsOf(def: CollectionDef): Record<string, unknown>[] {
  * The public shape of a collection: relations are listed among its fields, UI options at
  * the top level, and `unavailableActions` as NocoBase lists it (none: every collection here
  * is a table that takes every action; only NocoBase's view and SQL collections list some).
+ * A system collection says `system: true` (never dropped or renamed through the API).
  */
 export function publicCollection(def: CollectionDef): Record<string, unknown> {
   const { relations: _relations, uniques: _uniques, options, indexes, ...rest } = def;
-  return { ...options, ...rest, fields: fieldsOf(def), ...(indexes === undefined ? {} : { indexes }), unavailableActions: [] };
+  const system = isSystemCollection(def.name) ? { system: true } : {};
+  return { ...options, ...rest, ...system, fields: fieldsOf(def), ...(indexes === undefined ? {} : { indexes }), unavailableActions: [] };
 }

@@ -8,7 +8,6 @@ import { insertItems } from '../store/insert-items.js';
 import { updateMatched } from '../store/update-rows.js';
 import { deleteWhere } from '../store/write-rows.js';
 import { checkWebhookBody, WEBHOOKS, webhookItem, type WebhookItem } from '../webhooks/webhook-definitions.js';
-import { deleteWebhookState, insertWebhookState, updateWebhookSecret } from '../webhooks/webhook-tables.js';
 import type { WebhookService } from '../webhooks/webhook-service.js';
 import type { ActionContext, ActionResult } from './action-context.js';
 
@@ -16,11 +15,12 @@ import type { ActionContext, ActionResult } from './action-context.js';
  * The `webhooks` system collection: list, get, create, update, destroy, and
  * `webhooks/<id>/deliveries:list|retry`. Its rows are written through the store (one
  * transaction each, with their change events); the secret is kept beside the delivery state,
- * written, never returned. Root-only: a request `ctx.isRoot` does not accept is 403 FORBIDDEN
- * (no check given: everyone is root), and no role's grant reaches the collection either.
+ * written, never returned. Root-only (store/root-only.ts): the store refuses anyone but root
+ * with 403 FORBIDDEN, on the rows and on their deliveries alike.
  */
 function serviceOf(ctx: ActionContext): WebhookService {
-  if (ctx.isRoot !== undefined && !ctx.isRoot(ctx.request)) throw new ApiError('FORBIDDEN', 'webhooks are for root only');
+  const collection = ctx.snapshot.get(WEBHOOKS);
+  if (collection !== undefined) ctx.store.read(ctx).require(collection, 'view');
   if (ctx.webhooks === undefined) throw new ApiError('ACTION_NOT_FOUND', 'webhooks are not running on this node');
   return ctx.webhooks;
 }
@@ -72,7 +72,7 @@ export const webhookActions = {
     const id = await ctx.store.write(ctx, collection, async (unit) => {
       const [row] = await insertItems(unit, collection, [bound]);
       const id = Number(row![collection.key.name]);
-      await insertWebhookState(unit.db, id, secret!, cursor);
+      await ctx.store.system().webhookState(unit).insert(id, secret!, cursor);
       return id;
     });
     service.touched();
@@ -90,7 +90,7 @@ export const webhookActions = {
       const bound = await bindWriteValues(collection, values, 'update', now);
       await ctx.store.write(ctx, collection, async (unit) => {
         await updateMatched(unit, collection, bound, keyFilter(collection, [id]), { now, updateAssociationValues: new Set() });
-        if (secret !== undefined) await updateWebhookSecret(unit.db, id, secret);
+        if (secret !== undefined) await ctx.store.system().webhookState(unit).updateSecret(id, secret);
       });
     }
     service.touched();
@@ -103,7 +103,7 @@ export const webhookActions = {
     // The row, its state and its deliveries go together.
     const n = await ctx.store.write(ctx, collection, async (unit) => {
       const keys = await deleteWhere(unit, collection, keyFilter(collection, [id]));
-      await deleteWebhookState(unit.db, keys.map(Number));
+      await ctx.store.system().webhookState(unit).delete(keys.map(Number));
       return keys.length;
     });
     if (n === 0) throw new ApiError('RECORD_NOT_FOUND', 'no such webhook');

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { Database } from '../db/database.js';
 import { ApiError } from '../errors/api-error.js';
 import type { Collection } from '../schema/collection.js';
 import type { Principal } from '../request/principal.js';
+import type { SystemReads } from '../store/system/system-reads.js';
 import { API_KEYS, ROOT_ROLE } from './system-collections.js';
 
 /** Lifetime of an API key created without expiresIn. */
@@ -71,21 +71,32 @@ export function apiKeyClaims(userId: unknown, keyId: unknown, role: string): Rec
  * holds the role; a disabled creator is refused before).
  */
 export async function apiKeyRoles(
-  database: Database,
+  reads: SystemReads,
   keys: Collection,
   request: { id: string; token: string; user: Principal['user']; held: readonly string[] },
 ): Promise<string[]> {
   const { id, token, user, held } = request;
-  const key = await database.db.selectFrom(keys.table).select(['role', 'tokenHash', 'userId', 'createdAt']).where('id', '=', id).executeTakeFirst();
-  if (key === undefined || key.tokenHash !== tokenHash(token) || String(key.userId) !== String(user.id)) {
+  // One indexed read by key; the digest is compared as stored (a password field decodes to nothing).
+  const raw = await reads.byId(keys, KEY_COLUMNS, id);
+  const key = raw === undefined ? undefined : keys.decode(raw, KEY_FIELDS.get(keys) ?? keyFields(keys));
+  if (raw === undefined || key === undefined || raw.tokenHash !== tokenHash(token) || String(key.userId) !== String(user.id)) {
     throw new ApiError('AUTH_INVALID_TOKEN', 'the API key has been revoked');
   }
   // A key older than its user was made by a deleted user whose id came back (given explicitly, a restored dump).
-  const createdAt = keys.fields.get('createdAt')!;
-  const made = key.createdAt === null ? Number.NaN : Date.parse(String(createdAt.type.fromDb(key.createdAt, database.dialect, createdAt.def)));
+  const made = key.createdAt === null ? Number.NaN : Date.parse(String(key.createdAt));
   if (!(made >= Date.parse(String(user.createdAt)))) throw new ApiError('AUTH_INVALID_TOKEN', 'the API key\'s creator no longer exists');
   // The key acts as its creator restricted to its role, and stops while the creator lacks it.
   const role = String(key.role);
   if (!held.includes(role) && !held.includes(ROOT_ROLE)) throw new ApiError('AUTH_INVALID_TOKEN', 'the API key\'s role has been taken from its creator');
   return [role];
+}
+
+const KEY_COLUMNS = ['role', 'tokenHash', 'userId', 'createdAt'] as const;
+/** The decoded fields of a key row (its digest stays raw), per compiled collection. */
+const KEY_FIELDS = new WeakMap<Collection, readonly Collection['fieldList'][number][]>();
+
+function keyFields(keys: Collection): readonly Collection['fieldList'][number][] {
+  const fields = ['role', 'userId', 'createdAt'].map((name) => keys.fields.get(name)!);
+  KEY_FIELDS.set(keys, fields);
+  return fields;
 }

@@ -1,19 +1,18 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AuthConfig } from '../config/config.js';
-import type { Database } from '../db/database.js';
 import { ApiError } from '../errors/api-error.js';
 import { hashPassword, verifyPassword } from '../schema/field-types/password-type.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
-import { ShapeCache } from '../sql/query-cache.js';
+import type { SystemDoor } from '../store/system/system-door.js';
+import type { SystemReads } from '../store/system/system-reads.js';
 import { scopeUses } from './resource-scopes.js';
 import type { Access } from './permissions.js';
 import type { Principal } from '../request/principal.js';
 import { credentialOf } from './credentials.js';
-import { PrincipalLoader, rolesOf, type User } from './principal-loader.js';
+import { PrincipalLoader, rolesOf, type User, type UserEntry } from './principal-loader.js';
 import { accountKey, SignInLimiter } from './rate-limiter.js';
-import { StreamTickets } from './stream-ticket.js';
+import { StreamTickets, type TicketHolder } from './stream-ticket.js';
 import { RoleAccess } from './role-access.js';
-import { SystemReads } from './system-reads.js';
 import { ROLES, USERS } from './system-collections.js';
 import { TokenVerifier } from './token-verifier.js';
 import type { Clock } from './ttl-cache.js';
@@ -36,23 +35,24 @@ export class Authenticator {
   readonly #limiter: SignInLimiter;
   /** Tickets that open one event stream without a header (a browser's EventSource; docs/events.md). */
   readonly streamTickets: StreamTickets;
+  readonly #reads: SystemReads;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly database: Database,
+    /** The store's system door: every read and write of users, roles, keys, tokens and failures. */
+    system: SystemDoor,
     private readonly config: AuthConfig,
     private readonly snapshot: () => SchemaSnapshot,
     private readonly log?: FastifyBaseLogger,
     /** The clock of the sign-in limiter, token lifetimes and caches (tests move it instead of sleeping). */
     clock: Clock = Date.now,
-    /** Where the user and role reads keep their compiled SQL (the store's, when given). */
-    shapes: ShapeCache = new ShapeCache(database.statementNames),
   ) {
-    const reads = new SystemReads(database, shapes);
-    this.tokens = new TokenVerifier(database.db, clock);
-    this.#principals = new PrincipalLoader(database, reads, snapshot, this.tokens, clock);
+    const reads = system.reads;
+    this.#reads = reads;
+    this.tokens = new TokenVerifier(system.tokens, clock);
+    this.#principals = new PrincipalLoader(reads, snapshot, this.tokens, clock);
     this.#roles = new RoleAccess(reads, snapshot, clock);
-    this.#limiter = new SignInLimiter(database.db, clock);
+    this.#limiter = new SignInLimiter(system.failures, clock);
     this.streamTickets = new StreamTickets(() => this.tokens.secret, (jti) => this.tokens.isRevoked(jti), clock);
   }
 
@@ -91,9 +91,7 @@ export class Authenticator {
   async scopeUses(id: number): Promise<Array<{ role: string; collection: string }>> {
     const roles = this.snapshot().get(ROLES);
     if (roles === undefined) return [];
-    const fields = ['name', 'resources'].map((name) => roles.fields.get(name)!);
-    const rows = await this.database.db.selectFrom(roles.table).select(['name', 'resources']).execute();
-    return scopeUses(rows.map((row) => roles.decode(row as Record<string, unknown>, fields)), id);
+    return scopeUses(await this.#reads.all(roles, ['name', 'resources']), id);
   }
 
   refreshRevocations(now?: number): Promise<void> {
@@ -107,11 +105,7 @@ export class Authenticator {
     }
     const users = this.snapshot().get(USERS);
     if (users === undefined) throw new ApiError('AUTH_BAD_CREDENTIALS');
-    const row = await this.database.db
-      .selectFrom(users.table)
-      .select(['id', 'password'])
-      .where((eb) => eb.or([eb('email', '=', account), eb('username', '=', account)]))
-      .executeTakeFirst();
+    const row = await this.#reads.signInRow(users, account);
     // Failures count per user whatever the spelling (email or username), and per address.
     const attempt = await this.#limiter.begin(accountKey(row?.id, account), address, row !== undefined);
     const hash = typeof row?.password === 'string' ? row.password : undefined;
@@ -131,6 +125,40 @@ export class Authenticator {
     const entry = await this.#principals.user(userId, true);
     if (entry === undefined) throw new Error(`no user ${userId}`);
     return this.#signInToken(entry.user, entry.credential, ttlSeconds);
+  }
+
+  /**
+   * The token a redeemed stream ticket opens its stream with, for its user as stored now: 401
+   * STREAM_TICKET_REVOKED when the user is gone or disabled, its password changed since the
+   * ticket was asked (a sign-in token's ticket), or a role the ticket was asked with was taken
+   * away. The token carries the credential and roles just checked, so the open stream stops
+   * at the next such change too (its re-check authenticates with it).
+   */
+  async ticketToken(holder: TicketHolder, ttlSeconds: number): Promise<string> {
+    const entry = await this.#principals.user(holder.userId, true);
+    const refused = entry === undefined ? 'the user of the ticket no longer exists' : ticketRefusal(entry, holder);
+    if (refused !== undefined) throw new ApiError('STREAM_TICKET_REVOKED', refused);
+    return this.#signInToken(entry!.user, entry!.credential, ttlSeconds);
+  }
+
+  /**
+   * The principal of an open event stream as its user is stored now (read again after a change
+   * of users or roles: the caches were dropped), or 401 STREAM_REVOKED when it no longer stands:
+   * the user is gone or disabled, the password changed (a sign-in token), a role it acts with
+   * was taken away, or its token was signed out. The token's expiry is not checked again: a
+   * stream outlives it as before (an API key, whose row decides, authenticates afresh).
+   */
+  async recheck(principal: Principal, authorization: string | undefined, role: string | undefined): Promise<Principal> {
+    if (principal.apiKeyId !== undefined) {
+      return this.authenticate(authorization, role).catch((error: unknown) => {
+        throw new ApiError('STREAM_REVOKED', error instanceof ApiError ? error.message : undefined, { cause: error });
+      });
+    }
+    const entry = await this.#principals.user(String(principal.user.id), false);
+    let refused = entry === undefined ? 'the user no longer exists' : ticketRefusal(entry, principal);
+    if (refused === undefined && this.tokens.isRevoked(principal.tokenId)) refused = 'the token has been signed out';
+    if (refused !== undefined) throw new ApiError('STREAM_REVOKED', refused);
+    return { ...principal, user: entry!.user };
   }
 
   /** `cv`: the password's credential; `rl`: the roles held now (a token stops when one is taken away). */
@@ -157,4 +185,13 @@ export class Authenticator {
   onRevoked(listener: (jti: string, expiresAt: number) => void): void {
     this.tokens.onRevoked(listener);
   }
+}
+
+/** Why a ticket (or an open stream's principal) no longer stands for its user as stored now, or undefined when it does. */
+function ticketRefusal(entry: UserEntry, holder: Pick<TicketHolder, 'credential' | 'roles'>): string | undefined {
+  if (entry.user.disabled === true) return 'the user has been disabled';
+  if (holder.credential !== undefined && holder.credential !== entry.credential) return 'the password has changed since; sign in again';
+  const held = rolesOf(entry.user);
+  if (holder.roles.some((role) => !held.includes(role))) return 'a role it acts with has been taken from the user; sign in again';
+  return undefined;
 }

@@ -6,7 +6,7 @@ import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import type { Scopes } from '../store/scope.js';
 import { checkReadable, hasFieldLists } from './check-readable.js';
 import { grantActionOf, type Access, type GrantAction } from './permissions.js';
-import { OPEN_GRANTS, type Grants } from '../store/scope.js';
+import { OPEN_GRANTS, UNRESTRICTED_GRANTS, type Grants } from '../store/scope.js';
 import { ROLES, USERS } from './system-collections.js';
 import { checkRoleBody, strategyAction } from './role-strategy.js';
 
@@ -25,7 +25,9 @@ export function authorize(access: Access, request: ApiRequest, snapshot: SchemaS
   const { path, action } = request;
   // A role never stores a grant it would refuse later (root's writes included).
   if (path.collection === ROLES && path.association === undefined && request.body !== undefined && grantActionOf(action) !== 'view') checkRoleBody(request.body);
-  if (access.root || path.collection === 'app' || path.collection === 'auth') return OPEN_GRANTS;
+  if (access.root) return OPEN_GRANTS;
+  // Not root: root-only resources (store/root-only.ts) stay out of reach on every path.
+  if (path.collection === 'app' || path.collection === 'auth') return UNRESTRICTED_GRANTS;
   const grants = access.grants(snapshot);
   const grantAction = grantActionOf(action);
   if (grantAction === undefined) throw new ApiError('FORBIDDEN', `your roles do not allow ${action}`);
@@ -33,7 +35,7 @@ export function authorize(access: Access, request: ApiRequest, snapshot: SchemaS
   if (path.collection === 'changes') return grants;
   if (path.collection === 'collections' || path.collection === 'fields') {
     access.require('collections', grantAction);
-    return OPEN_GRANTS;
+    return UNRESTRICTED_GRANTS;
   }
   if (path.collection === ROLES && path.association === 'resources') {
     authorizeRoleResources(access, request, snapshot, grantAction);

@@ -7,6 +7,8 @@ import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import { DENIED, OPEN_GRANTS, type GrantAction as StoreGrantAction, type Grants, type Scope, type Scopes } from '../store/scope.js';
 import type { Principal } from '../request/principal.js';
 import { withUser } from './user-variables.js';
+import { systemRule } from '../schema/system-rules.js';
+import { ownedRowsScope } from '../store/owned-rows.js';
 import { ownsRows, OWNER_COLUMN, resourceScope, strategyAction } from './role-strategy.js';
 import { scopedFilter, scopeRef, type ScopeRow } from './resource-scopes.js';
 import { WEBHOOKS } from '../webhooks/webhook-definitions.js';
@@ -138,6 +140,8 @@ export class Access {
   }
 
   allows(collection: string, action: GrantAction): boolean {
+    // Rows seen through their owners (attachments) need no grant of their own to be viewed: the scope decides.
+    if (action === 'view' && systemRule(collection)?.viewThroughOwners === true) return true;
     return this.root || this.grant(collection, action) !== undefined;
   }
 
@@ -154,6 +158,9 @@ export class Access {
    */
   scope(collection: Collection, action: GrantAction): Scope | undefined {
     if (this.root) return undefined;
+    if (action === 'view' && systemRule(collection.name)?.viewThroughOwners === true) {
+      return ownedRowsScope(collection, (owner) => this.scope(owner, 'view'), this.principal.user.id, this.grant(collection.name, 'view')?.fields);
+    }
     const grant = this.grant(collection.name, action);
     if (grant === undefined) return DENIED;
     const wheres: FilterNode[] = [grant.filters === undefined ? TRUE_NODE : or(grant.filters.map((row) => this.#rows(row, collection)))];

@@ -1,11 +1,10 @@
-import type { Database } from '../db/database.js';
 import { ApiError } from '../errors/api-error.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import { apiKeyRoles } from './api-keys.js';
 import { credentialOf, refusal } from './credentials.js';
 import type { Principal } from '../request/principal.js';
 import { UNION_ROLE } from './role-strategy.js';
-import type { SystemReads } from './system-reads.js';
+import type { SystemReads } from '../store/system/system-reads.js';
 import { API_KEYS, USERS } from './system-collections.js';
 import type { TokenVerifier } from './token-verifier.js';
 import { TtlCache, type Clock } from './ttl-cache.js';
@@ -60,7 +59,6 @@ export class PrincipalLoader {
   readonly #principals: TtlCache<string, KnownPrincipal>;
 
   constructor(
-    private readonly database: Database,
     private readonly reads: SystemReads,
     private readonly snapshot: () => SchemaSnapshot,
     private readonly tokens: TokenVerifier,
@@ -107,7 +105,7 @@ export class PrincipalLoader {
     let apiKeyId: string | undefined;
     if (typeof payload.key === 'string') {
       apiKeyId = payload.key;
-      held = await apiKeyRoles(this.database, this.snapshot().get(API_KEYS)!, { id: apiKeyId, token, user, held });
+      held = await apiKeyRoles(this.reads, this.snapshot().get(API_KEYS)!, { id: apiKeyId, token, user, held });
     }
     const refused = refusal(payload, userEntry.credential, held, apiKeyId !== undefined);
     if (refused !== undefined) throw new ApiError('AUTH_INVALID_TOKEN', refused);
@@ -117,7 +115,7 @@ export class PrincipalLoader {
       if (!held.includes(requestedRole)) throw new ApiError('FORBIDDEN', `you do not have the role ${requestedRole}`);
       roles = [requestedRole];
     }
-    const principal: Principal = { user, roles, tokenId: jti, expiresAt: exp * 1000, ...(apiKeyId === undefined ? {} : { apiKeyId }) };
+    const principal: Principal = { user, roles, tokenId: jti, expiresAt: exp * 1000, ...(apiKeyId === undefined ? { credential: userEntry.credential } : { apiKeyId }) };
     // Kept no longer than the token's claims and the user's row it was built from.
     const life = Math.min(this.tokens.verifiedFor(token), this.#users.remaining(sub));
     if (apiKeyId === undefined && this.#users.get(sub) === userEntry) {

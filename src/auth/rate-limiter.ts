@@ -1,7 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { Db } from '../db/database.js';
 import { ApiError } from '../errors/api-error.js';
-import { FAILURES_TABLE } from './auth-tables.js';
+import type { SignInFailures } from '../store/system/sign-in-failures.js';
 import type { Clock } from './ttl-cache.js';
 
 /** Failed sign-ins allowed per account, and per client address, inside one window. */
@@ -42,7 +41,7 @@ export class SignInLimiter {
   #lastPrune = Number.NEGATIVE_INFINITY;
 
   constructor(
-    private readonly db: Db,
+    private readonly failures: SignInFailures,
     private readonly clock: Clock,
   ) {}
 
@@ -55,36 +54,27 @@ export class SignInLimiter {
     if (now - this.#lastPrune >= PRUNE_FAILURES_EVERY_MS) {
       this.#lastPrune = now;
       // A scan of a table that holds one window of failures, once per PRUNE_FAILURES_EVERY_MS per process.
-      await this.db.deleteFrom(FAILURES_TABLE).where('failed_at', '<=', since).execute();
+      await this.failures.prune(since);
     }
     const id = randomUUID();
-    await this.db.insertInto(FAILURES_TABLE).values({ account, address, failed_at: now, id }).execute();
+    await this.failures.record(account, address, now, id);
     const byAccount = await this.#others('account', account, since, id, ACCOUNT_FAILURES);
     let wait = this.#wait(byAccount, ACCOUNT_FAILURES, now);
     if (!known || byAccount.length > 0) wait = Math.max(wait, this.#wait(await this.#others('address', address, since, id, ADDRESS_FAILURES), ADDRESS_FAILURES, now));
     if (wait > 0) {
-      await this.db.deleteFrom(FAILURES_TABLE).where('account', '=', account).where('failed_at', '=', now).where('id', '=', id).execute();
+      await this.failures.takeBack(account, now, id);
       throw new ApiError('RATE_LIMITED', 'too many failed sign-ins; try again later', { headers: { 'retry-after': String(wait) } });
     }
     return {
       succeeded: async () => {
-        await this.db.deleteFrom(FAILURES_TABLE).where('account', '=', account).execute();
+        await this.failures.clear(account);
       },
     };
   }
 
   /** When the other recent failures of one key happened, newest first (at most `limit` of them). */
-  async #others(column: 'account' | 'address', key: string, since: number, own: string, limit: number): Promise<number[]> {
-    const rows = await this.db
-      .selectFrom(FAILURES_TABLE)
-      .select('failed_at')
-      .where(column, '=', key)
-      .where('failed_at', '>', since)
-      .where('id', '<>', own)
-      .orderBy('failed_at', 'desc')
-      .limit(limit)
-      .execute();
-    return rows.map((row) => Number(row.failed_at));
+  #others(column: 'account' | 'address', key: string, since: number, own: string, limit: number): Promise<number[]> {
+    return this.failures.recent(column, key, since, own, limit);
   }
 
   /** Seconds until the oldest of `limit` failures leaves the window, or 0 when there are fewer. */

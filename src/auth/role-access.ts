@@ -3,7 +3,7 @@ import type { Scopes } from '../store/scope.js';
 import { Access, roleDef, type RoleDef } from './permissions.js';
 import type { Principal } from '../request/principal.js';
 import { scopeRows } from './resource-scopes.js';
-import type { SystemReads } from './system-reads.js';
+import type { SystemReads } from '../store/system/system-reads.js';
 import { ROLES, SCOPES } from './system-collections.js';
 import { TtlCache, type Clock } from './ttl-cache.js';
 

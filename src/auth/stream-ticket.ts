@@ -23,6 +23,10 @@ interface TicketClaims {
   readonly s: string;
   /** The id of the token the ticket was asked with: signing that token out voids the ticket. */
   readonly t: string;
+  /** The token's password credential (a sign-in token; none for an API key): a password change since voids the ticket. */
+  readonly v?: string;
+  /** The roles the ticket was asked with: taking one from the user voids the ticket. */
+  readonly l: readonly string[];
   /** Expiry, ms since the epoch. */
   readonly e: number;
   /** A random id, what makes it single-use. */
@@ -33,6 +37,10 @@ interface TicketClaims {
 export interface TicketHolder {
   readonly userId: string;
   readonly role?: string;
+  /** The credential the ticket was asked with (none: asked with an API key, which a password change leaves alone). */
+  readonly credential?: string;
+  /** The roles the ticket was asked with: the user must still hold each. */
+  readonly roles: readonly string[];
 }
 
 /**
@@ -50,7 +58,9 @@ export function subscriptionDigest(params: QueryParams): string {
  * (a browser's EventSource): `POST /api/<c>:subscribe` issues one, `GET /api/<c>:subscribe?ticket=`
  * redeems it (docs/events.md). A ticket is HMAC-signed with a key derived from the token secret,
  * so every node and worker checks it without a database write; it names the user, the role,
- * the collection, the subscription and the token it was asked with, lives a minute, and each
+ * the collection, the subscription, the token it was asked with and that token's generation
+ * (its password credential and roles: a password change or a role taken away since voids the
+ * ticket, STREAM_TICKET_REVOKED, checked by Authenticator.ticketToken), lives a minute, and each
  * process redeems it once. Stateless signing was chosen over a stored ticket: opening a stream
  * costs no write, and a ticket replayed on another worker within its minute opens only the very
  * stream its user may open anyway, checked afresh (user, roles, token not signed out).
@@ -84,6 +94,8 @@ export class StreamTickets {
       c: collection,
       s: subscriptionDigest(params),
       t: principal.tokenId,
+      ...(principal.credential === undefined ? {} : { v: principal.credential }),
+      l: principal.roles,
       e: expires,
       n: randomBytes(12).toString('base64url'),
     };
@@ -112,7 +124,8 @@ export class StreamTickets {
     if (this.#redeemed.has(claims.n)) throw new ApiError('STREAM_TICKET_USED');
     if (this.#redeemed.size >= MAX_REDEEMED_TICKETS) throw new ApiError('RATE_LIMITED', 'too many stream tickets redeemed in the last minute');
     this.#redeemed.set(claims.n, claims.e);
-    return { userId: claims.u, ...(claims.r === undefined ? {} : { role: claims.r }) };
+    const roles = Array.isArray(claims.l) ? claims.l.filter((role): role is string => typeof role === 'string') : [];
+    return { userId: claims.u, ...(claims.r === undefined ? {} : { role: claims.r }), ...(typeof claims.v === 'string' ? { credential: claims.v } : {}), roles };
   }
 
   #forgetExpired(now: number): void {

@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Database } from '../db/database.js';
-import { hashPassword } from '../schema/field-types/password-type.js';
 import type { SchemaManager } from '../schema/schema-manager.js';
 import { SYSTEM_COLLECTION_TABLES } from '../schema/system-collection-tables.js';
+import type { SystemDoor } from '../store/system/system-door.js';
 import { WEBHOOKS_DEFINITION } from '../webhooks/webhook-definitions.js';
 import { ATTACHMENTS_DEFINITION } from '../files/attachment-definition.js';
 
@@ -96,21 +94,10 @@ export function systemCollectionDefinitions(): readonly Record<string, unknown>[
  */
 export async function ensureAuthCollections(
   schema: SchemaManager,
-  database: Database,
+  system: SystemDoor,
   root: { email: string; password?: string },
   log: FastifyBaseLogger,
 ): Promise<void> {
-  const { db } = database;
-  const encode = (collection: string, values: Record<string, unknown>): Record<string, unknown> => {
-    const target = schema.snapshot.get(collection)!;
-    const now = new Date();
-    const row: Record<string, unknown> = {};
-    for (const field of target.fieldList) {
-      const value = field.def.system === 'createdAt' || field.def.system === 'updatedAt' ? now : values[field.name];
-      if (value !== undefined && value !== null) row[field.name] = field.type.toDb(value, database.dialect);
-    }
-    return row;
-  };
   for (const definition of DEFINITIONS) {
     if (schema.snapshot.get(definition.name as string) !== undefined) continue;
     for (let attempt = 1; ; attempt++) {
@@ -139,31 +126,27 @@ export async function ensureAuthCollections(
   if (schema.snapshot.get(API_KEYS)?.fields.has(ROLE_NAME_FIELD.name) === false) {
     try {
       await schema.createField(API_KEYS, ROLE_NAME_FIELD);
-      await db.updateTable(schema.snapshot.get(API_KEYS)!.table).set({ roleName: sql.ref('role') }).where('roleName', 'is', null).execute();
+      await system.fillFrom(schema.snapshot.get(API_KEYS)!, ROLE_NAME_FIELD.name, 'role');
     } catch (error) {
       await schema.reload();
       if (schema.snapshot.get(API_KEYS)?.fields.has(ROLE_NAME_FIELD.name) !== true) throw error;
     }
   }
-  // Each system collection's table as stored: `corral_…`, or its name on a database an earlier version made.
-  const table = (collection: string): string => schema.snapshot.get(collection)!.table;
-  const rootRole = () => db.selectFrom(table(ROLES)).select('name').where('name', '=', ROOT_ROLE).executeTakeFirst();
-  if ((await rootRole()) === undefined) {
+  // Seeded through the store (system/system-door.ts): validated, stamped and with change events.
+  const collection = (name: string) => schema.snapshot.get(name)!;
+  const rootRole = () => system.has(collection(ROLES), ROOT_ROLE);
+  if (!(await rootRole())) {
     try {
-      await db.insertInto(table(ROLES)).values(encode(ROLES, { name: ROOT_ROLE, title: 'Root', strategy: { actions: [...GRANT_ACTIONS] } })).execute();
+      await system.seed(collection(ROLES), { name: ROOT_ROLE, title: 'Root', strategy: { actions: [...GRANT_ACTIONS] } });
     } catch (error) {
       // A concurrent first start may have inserted it: fine if it is there now.
-      if ((await rootRole()) === undefined) throw error;
+      if (!(await rootRole())) throw error;
     }
   }
-  const anyUser = await db.selectFrom(table(USERS)).select('id').limit(1).executeTakeFirst();
-  if (anyUser !== undefined) return;
+  if (await system.any(collection(USERS))) return;
   const password = root.password ?? randomBytes(GENERATED_PASSWORD_BYTES).toString('base64url');
   try {
-    await db
-      .insertInto(table(USERS))
-      .values(encode(USERS, { email: root.email, username: 'root', nickname: 'Root', password: await hashPassword(password), roles: [ROOT_ROLE] }))
-      .execute();
+    await system.seed(collection(USERS), { email: root.email, username: 'root', nickname: 'Root', password, roles: [ROOT_ROLE] });
   } catch (error) {
     // A concurrent first start created the root user; only that node prints a password.
     log.debug({ err: error }, 'the root user exists already');

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
-import type { Db } from '../db/database.js';
 import { isReadOnlyRefusal } from '../db/driver-error.js';
 import { ApiError } from '../errors/api-error.js';
-import { insertRevocation, loadSecret, pruneRevocations, revokedSince } from './auth-tables.js';
+import type { TokenRows } from '../store/system/auth-tables.js';
 import { TtlCache, type Clock } from './ttl-cache.js';
 
 const ALGORITHM = 'HS256';
@@ -33,14 +32,14 @@ export class TokenVerifier {
   #onRevoked: ((jti: string, expiresAt: number) => void) | undefined;
 
   constructor(
-    private readonly db: Db,
+    private readonly rows: TokenRows,
     private readonly clock: Clock,
   ) {
     this.#verified = new TtlCache(VERIFIED_TOKEN_MS, MAX_VERIFIED_TOKENS, clock);
   }
 
   async init(configuredSecret: string | undefined): Promise<void> {
-    this.#secret = await loadSecret(this.db, configuredSecret);
+    this.#secret = await this.rows.loadSecret(configuredSecret);
     await this.refreshRevocations();
   }
 
@@ -81,14 +80,14 @@ export class TokenVerifier {
 
   async refreshRevocations(now = this.clock()): Promise<void> {
     const since = this.#revokedSeenAt - REVOCATION_OVERLAP_MS;
-    const rows = await revokedSince(this.db, since);
+    const rows = await this.rows.revokedSince(since);
     for (const row of rows) this.#revoked.set(row.jti, row.expiresAt);
     this.#revokedSeenAt = now;
     if (now - this.#lastPrune > PRUNE_EVERY_MS) {
       this.#lastPrune = now;
       for (const [jti, expiresAt] of this.#revoked) if (expiresAt < now) this.#revoked.delete(jti);
       // A role that may only read keeps the expired rows (docs/existing-databases.md#read-only-roles).
-      await pruneRevocations(this.db, now).catch((error: unknown) => {
+      await this.rows.pruneRevocations(now).catch((error: unknown) => {
         if (!isReadOnlyRefusal(error)) throw error;
       });
     }
@@ -99,7 +98,7 @@ export class TokenVerifier {
    * message) on this node's other workers, within a poll interval on other nodes.
    */
   async revoke(jti: string, expiresAt: number): Promise<void> {
-    await insertRevocation(this.db, jti, expiresAt, this.clock());
+    await this.rows.insertRevocation(jti, expiresAt, this.clock());
     this.noteRevoked(jti, expiresAt);
     this.#onRevoked?.(jti, expiresAt);
   }

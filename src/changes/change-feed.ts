@@ -10,8 +10,10 @@ import { CHANGES_CHANNEL } from './outbox.js';
 import { publishPending } from './outbox-insert.js';
 import { SerialRun } from './serial-run.js';
 import { toEvent, type ChangeEvent } from './change-event.js';
+import type { FeedLog, FeedSubscriber } from './feed-subscriber.js';
 
 export { toEvent, type ChangeEvent };
+export type { FeedLog, FeedSubscriber };
 
 /** Events one read of the outbox returns at most (the reader loops while pages are full). */
 export const FEED_READ_PAGE = 1000;
@@ -33,31 +35,6 @@ export const DEFAULT_CHANGES_RETENTION_MS = 7 * 24 * 3600 * 1000;
 /** The NOTIFY payload of a publication that every node's reader, this one's included, acts on. */
 const ANY_NODE = '';
 
-/** One consumer of the live feed (an SSE connection). */
-export interface FeedSubscriber {
-  /** The collection it follows. */
-  readonly collection: string;
-  /**
-   * How it renders events, when that depends on nothing but the events: subscribers with the
-   * same view given the same events write the same bytes, so the fan-out renders them once.
-   */
-  readonly view?: string;
-  /** The last event id it has been given. */
-  cursor: number;
-  /**
-   * Takes events in id order (only those after `cursor`, of its collection). `shared` holds
-   * what other subscribers of the same view rendered from the same events in this fan-out.
-   * Returns false to be dropped.
-   */
-  deliver(rows: readonly ChangeRow[], shared?: Map<string, Buffer>): boolean;
-  /** Called once when the feed drops it (closing, or deliver returned false). */
-  drop(): void;
-}
-
-export interface FeedLog {
-  error(object: object, message: string): void;
-}
-
 export interface FeedOptions {
   readonly pollMs: number;
   readonly retentionMs: number;
@@ -76,6 +53,8 @@ export interface FeedOptions {
  */
 export class ChangeFeed {
   readonly #subscribers = new Set<FeedSubscriber>();
+  /** Every subscriber from its subscribe until it goes, catching up or live: what `recheck` reaches. */
+  readonly #open = new Set<FeedSubscriber>();
   /** The highest id this node's reader has dispatched (or seen, with no subscriber). */
   #last = 0;
   /**
@@ -199,6 +178,7 @@ export class ChangeFeed {
    * from the table, then from the live fan-out.
    */
   async subscribe(subscriber: FeedSubscriber): Promise<void> {
+    this.#open.add(subscriber);
     if (this.#lastBehind) {
       // The position is the reader's alone: one read of it brings `#last` up to the table.
       this.#wantPosition = true;
@@ -222,6 +202,17 @@ export class ChangeFeed {
 
   unsubscribe(subscriber: FeedSubscriber): void {
     this.#subscribers.delete(subscriber);
+    this.#open.delete(subscriber);
+  }
+
+  /**
+   * Users, roles, API keys or grants changed (here, on another worker, or on another node):
+   * every open subscriber checks its caller's access again, holding the events that arrive
+   * meanwhile, and ends with a `revoked` event when it may no longer read (docs/events.md#revocation).
+   * Synchronous up to the start of the checks, so events read after this call wait for them.
+   */
+  recheck(): void {
+    for (const subscriber of this.#open) subscriber.recheck?.();
   }
 
   get subscriberCount(): number {
@@ -336,6 +327,7 @@ export class ChangeFeed {
     await this.#reader.idle();
     for (const subscriber of this.#subscribers) subscriber.drop();
     this.#subscribers.clear();
+    this.#open.clear();
     await this.#listener?.end().catch((error: unknown) => this.options.log.error({ err: error }, 'closing the LISTEN connection failed'));
   }
 }

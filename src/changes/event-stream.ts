@@ -2,11 +2,20 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import type { ChangeEvent, ChangeFeed, FeedLog, FeedSubscriber } from './change-feed.js';
 import type { ChangeRow } from './changes-table.js';
 import { toEvent } from './change-feed.js';
+import { ApiError } from '../errors/api-error.js';
 
 /** A comment line this often keeps proxies from closing an idle stream. */
 export const HEARTBEAT_MS = 15_000;
 /** Bytes a subscriber may leave unread in its socket buffer before it is disconnected (it resumes by its last id). */
 export const MAX_SUBSCRIBER_BUFFER_BYTES = 1024 * 1024;
+/** Events a subscriber holds while its access is re-checked; past this it is disconnected (it resumes by its last id). */
+export const MAX_HELD_EVENTS = 10_000;
+
+/** What a subscriber is shown: `accept` and, when it depends on the event alone, a key for sharing renders. */
+export interface StreamView {
+  readonly accept: (event: ChangeEvent) => ChangeEvent | undefined;
+  readonly key?: string;
+}
 
 export interface EventStreamOptions {
   readonly collection: string;
@@ -16,8 +25,19 @@ export interface EventStreamOptions {
   readonly after: number;
   /** The event as this subscriber may see it (filter, fields, permissions), or undefined to skip it. */
   readonly accept: (event: ChangeEvent) => ChangeEvent | undefined;
+  /**
+   * The caller's view as authorized now (after a change of users, roles or grants), or a
+   * rejection with an ApiError when it may no longer read: the stream then ends with a
+   * `revoked` event. Events that arrive meanwhile wait for the answer.
+   */
+  readonly recheck?: () => Promise<StreamView>;
   readonly headers?: OutgoingHttpHeaders;
   readonly log: FeedLog;
+}
+
+/** The frame that ends a stream whose access was taken away (docs/events.md#revocation): no id, so a resume starts where the events stopped. */
+export function revokedFrame(message: string): string {
+  return `event: revoked\ndata: ${JSON.stringify({ errors: [{ code: 'STREAM_REVOKED', message }] })}\n\n`;
 }
 
 /** Frames of events shared by several subscribers (unfiltered, unnarrowed): serialised once. */
@@ -56,10 +76,16 @@ export function openEventStream(feed: ChangeFeed, request: IncomingMessage, resp
     if (response.writableLength > MAX_SUBSCRIBER_BUFFER_BYTES) response.destroy();
     else response.end();
   };
+  let accept = options.accept;
+  let viewKey = options.view;
+  /** Set while a re-check runs: the events delivered meanwhile, shown once it answers. */
+  let held: ChangeRow[] | undefined;
+  /** A change arrived during the re-check: check once more before showing anything. */
+  let again = false;
   const render = (rows: readonly ChangeRow[]): Buffer => {
     let text = '';
     for (const row of rows) {
-      const event = options.accept(toEvent(row));
+      const event = accept(toEvent(row));
       if (event !== undefined) text += sseFrame(event);
     }
     return Buffer.from(text, 'utf8');
@@ -70,7 +96,11 @@ export function openEventStream(feed: ChangeFeed, request: IncomingMessage, resp
     cursor: options.after,
     deliver(rows, shared) {
       if (closed) return false;
-      const key = shared === undefined ? undefined : options.view;
+      if (held !== undefined) {
+        for (const row of rows) held.push(row);
+        return held.length <= MAX_HELD_EVENTS;
+      }
+      const key = shared === undefined ? undefined : viewKey;
       let bytes = key === undefined ? undefined : shared!.get(key);
       if (bytes === undefined) {
         bytes = render(rows);
@@ -80,6 +110,42 @@ export function openEventStream(feed: ChangeFeed, request: IncomingMessage, resp
       return response.writableLength <= MAX_SUBSCRIBER_BUFFER_BYTES;
     },
     drop: close,
+    ...(options.recheck === undefined ? {} : { recheck: () => recheck(options.recheck!) }),
+  };
+  const recheck = (check: () => Promise<StreamView>): void => {
+    if (closed) return;
+    if (held !== undefined) {
+      again = true;
+      return;
+    }
+    held = [];
+    void (async () => {
+      let view: StreamView;
+      do {
+        again = false;
+        try {
+          view = await check();
+        } catch (error) {
+          held = undefined;
+          if (closed) return;
+          if (error instanceof ApiError) response.write(revokedFrame(error.message));
+          // Not a refusal (the database failed): ended all the same, the client resumes and is checked afresh.
+          else options.log.error({ err: error }, 'checking a stream\'s access again failed; ending it');
+          close();
+          return;
+        }
+      } while (again && !closed);
+      const rows = held;
+      held = undefined;
+      if (closed) return;
+      accept = view.accept;
+      viewKey = view.key;
+      if (rows.length > 0) {
+        const bytes = render(rows);
+        if (bytes.length > 0) response.write(bytes);
+        if (response.writableLength > MAX_SUBSCRIBER_BUFFER_BYTES) close();
+      }
+    })();
   };
   const heartbeat = setInterval(() => {
     if (!closed) response.write(': heartbeat\n\n');

@@ -120,6 +120,8 @@ export type StorageConfig =
       readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
       /** Key prefix without a trailing slash, '' for none. */
       readonly prefix: string;
+      /** CORRAL_S3_TIMEOUT_MS: how long one call may wait without progress (unset: S3_TIMEOUT_MS_DEFAULT). */
+      readonly timeoutMs?: number;
     };
 
 /** Where `GET /metrics` is served: on the main port behind a bearer token, or on an address of its own. */

@@ -310,6 +310,9 @@ export const SETTINGS = [
     meaning: "Key prefix of the stored objects in the bucket (`corral/uploads`), so one bucket can hold other things too.",
     help: "key prefix of the stored objects in the s3 bucket (default none)",
   },
+  { env: 'CORRAL_S3_TIMEOUT_MS', default: "`30000`",
+    meaning: "How long one call to the bucket may wait without progress (connecting, or no byte sent or received) before it fails: an upload then answers 503 `STORAGE_UNAVAILABLE`.",
+    help: "ms one s3 call may wait without progress, 100-600000 (default 30000)" },
 ] as const satisfies readonly SettingInfo[];
 
 /** An environment variable Corral reads. */

@@ -4,6 +4,11 @@ import { ConfigError } from './config-error.js';
 import { quote, type RawSetting as Raw } from './raw-setting.js';
 import type { Setting } from './settings.js';
 
+/** CORRAL_S3_TIMEOUT_MS: its default and bounds (one call to the bucket without progress). */
+export const S3_TIMEOUT_MS_DEFAULT = 30_000;
+export const S3_TIMEOUT_MS_MIN = 100;
+export const S3_TIMEOUT_MS_MAX = 600_000;
+
 /** The settings only the `s3` storage reads: set with `local`, they are a mistake, not a no-op. */
 const S3_SETTINGS = [
   'CORRAL_S3_BUCKET',
@@ -13,6 +18,7 @@ const S3_SETTINGS = [
   'CORRAL_S3_ACCESS_KEY_ID',
   'CORRAL_S3_SECRET_ACCESS_KEY',
   'CORRAL_S3_PREFIX',
+  'CORRAL_S3_TIMEOUT_MS',
 ] as const satisfies readonly Setting[];
 
 /**
@@ -45,6 +51,12 @@ export function storageConfig(lookup: (setting: Setting) => Raw | undefined): St
     forcePathStyle: flag(lookup('CORRAL_S3_FORCE_PATH_STYLE')),
     prefix: prefix(lookup('CORRAL_S3_PREFIX')),
   };
+  const timeout = lookup('CORRAL_S3_TIMEOUT_MS');
+  if (timeout !== undefined) {
+    const ms = /^\d+$/.test(timeout.value) ? Number(timeout.value) : Number.NaN;
+    if (!(ms >= S3_TIMEOUT_MS_MIN && ms <= S3_TIMEOUT_MS_MAX)) throw new ConfigError(`${timeout.name} must be an integer from ${S3_TIMEOUT_MS_MIN} to ${S3_TIMEOUT_MS_MAX} (got ${quote(timeout.value)})`);
+    config.timeoutMs = ms;
+  }
   const region = lookup('CORRAL_S3_REGION');
   if (region !== undefined) {
     if (!/^[a-z0-9-]{1,64}$/.test(region.value)) throw new ConfigError(`${region.name} must be a region name such as eu-west-1 (got ${quote(region.value)})`);

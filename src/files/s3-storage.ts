@@ -4,10 +4,12 @@ import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import type { S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import type { StorageConfig } from '../config/config.js';
+import { S3_TIMEOUT_MS_DEFAULT } from '../config/storage-settings.js';
 import { contentKey, FileMissingError, type ByteRange, type StagedFile } from './file-storage.js';
 import { isContentKey } from './local-storage.js';
 import { exactRange, servedStart } from './range-guard.js';
 import type { StagingStorage } from './staging-storage.js';
+import { storageFailure } from './storage-failure.js';
 import { sweepTempDir, unlinkQuietly } from './temp-files.js';
 
 export type S3StorageConfig = Extract<StorageConfig, { kind: 's3' }>;
@@ -47,6 +49,8 @@ export class S3Storage implements StagingStorage {
       ...(config.endpoint === undefined ? {} : { endpoint: config.endpoint }),
       ...(config.credentials === undefined ? {} : { credentials: config.credentials }),
       forcePathStyle: config.forcePathStyle,
+      // Every call has an idle limit (CORRAL_S3_TIMEOUT_MS): connecting, and then no byte either way.
+      requestHandler: { connectionTimeout: config.timeoutMs ?? S3_TIMEOUT_MS_DEFAULT, socketTimeout: config.timeoutMs ?? S3_TIMEOUT_MS_DEFAULT },
       // Checksums only where S3 demands them: many S3-compatible services refuse the newer
       // trailing checksums. Integrity comes from the signed sha256 payload hash instead (put).
       requestChecksumCalculation: 'WHEN_REQUIRED',
@@ -75,10 +79,16 @@ export class S3Storage implements StagingStorage {
     if (!/^[0-9a-f]{64}$/.test(file.sha256)) throw new TypeError(`not a lower-case hex sha256: ${file.sha256}`);
     const key = contentKey(file.sha256);
     const objectKey = this.objectKey(key);
-    const stored = await this.modifiedOf(objectKey);
-    // An object already stored is refreshed in place where the service can; else the staged bytes are sent.
-    if (stored === undefined || !(await this.touch(objectKey, stored))) await this.upload(objectKey, file);
-    await unlinkQuietly(file.tempPath);
+    try {
+      const stored = await this.modifiedOf(objectKey);
+      // An object already stored is refreshed in place where the service can; else the staged bytes are sent.
+      if (stored === undefined || !(await this.touch(objectKey, stored))) await this.upload(objectKey, file);
+    } catch (error) {
+      throw storageFailure(error, 'upload');
+    } finally {
+      // Stored or not, the staged copy is done with: a failed put is sent again from a new upload.
+      await unlinkQuietly(file.tempPath);
+    }
     return key;
   }
 
@@ -97,14 +107,18 @@ export class S3Storage implements StagingStorage {
       return exactRange(stream, range, { start: servedStart(answer.ContentRange), length: answer.ContentLength });
     } catch (error) {
       if (isNotFound(error)) throw new FileMissingError(key);
-      throw error;
+      throw storageFailure(error, 'download');
     }
   }
 
   async remove(key: string): Promise<void> {
     if (!isContentKey(key)) return;
     // DeleteObject of a missing key succeeds (204), as `remove` wants.
-    await this.client.send(new this.sdk.DeleteObjectCommand({ Bucket: this.config.bucket, Key: this.objectKey(key) }));
+    try {
+      await this.client.send(new this.sdk.DeleteObjectCommand({ Bucket: this.config.bucket, Key: this.objectKey(key) }));
+    } catch (error) {
+      throw storageFailure(error, 'removal');
+    }
   }
 
   async *list(): AsyncIterable<{ key: string; modified: Date }> {

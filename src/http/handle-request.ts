@@ -15,7 +15,7 @@ import type { Dialect } from '../schema/types.js';
 import { bothGrants, grantsOfScopes } from '../store/scope.js';
 import type { Store } from '../store/store.js';
 import type { ImportLimits } from '../import/import-upload.js';
-import type { RootCheck, WebhookService } from '../webhooks/webhook-service.js';
+import type { WebhookService } from '../webhooks/webhook-service.js';
 import { headerText } from './header-text.js';
 import { toApiError } from './error-body.js';
 import { checkMethod, restAction } from '../request/method-rules.js';
@@ -23,6 +23,7 @@ import { renderResult } from './render-result.js';
 import { firstFilePart, uploadBodyOf } from './multipart.js';
 import type { AttachmentFiles } from '../files/attachment-files.js';
 import { parseResourcePath } from '../request/resource-path.js';
+import { streamRecheck } from './stream-recheck.js';
 
 /** What the resource handler works with: the services of one app, nothing else. */
 export interface RequestHandlerParts {
@@ -37,8 +38,6 @@ export interface RequestHandlerParts {
   readonly authenticator: Authenticator | undefined;
   /** CORRAL_IMPORT_MAX_BYTES and CORRAL_IMPORT_MAX_ROWS. */
   readonly imports?: ImportLimits;
-  /** Overrides whether a request comes from root (tests); by default the caller's roles decide. */
-  readonly isRoot: RootCheck | undefined;
   /** Attachment storage and upload limits. */
   readonly files?: AttachmentFiles;
 }
@@ -48,7 +47,7 @@ export interface RequestHandlerParts {
  * rendered result, run once more when the schema moved under it.
  */
 export function handleRequest(parts: RequestHandlerParts): (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
-  const { prefix, schema, store, changes, webhooks, authenticator, isRoot } = parts;
+  const { prefix, schema, store, changes, webhooks, authenticator } = parts;
   return async (request, reply) => {
     const url = request.url;
     const query = url.indexOf('?');
@@ -61,6 +60,8 @@ export function handleRequest(parts: RequestHandlerParts): (request: FastifyRequ
       ? undefined
       : await authenticator.authenticate(request.headers.authorization, headerText(request.headers['x-role']));
     let used = schema.snapshot;
+    /** The request the action ran (an event stream's is authorized again later). */
+    let opened: ApiRequest | undefined;
     const runAction = async (): Promise<ActionResult> => {
       const snapshot = schema.snapshot;
       used = snapshot;
@@ -79,14 +80,13 @@ export function handleRequest(parts: RequestHandlerParts): (request: FastifyRequ
         body: uploadBodyOf(request, action.name) ?? request.body,
         ...(principal === undefined ? {} : { principal }),
         ...(request.isMultipart() ? { upload: firstFilePart(request) } : {}),
-        ...(path.association === 'content' ? { download: { range: headerText(request.headers.range), ifNoneMatch: headerText(request.headers['if-none-match']) } } : {}),
+        ...(path.association === 'content' ? { download: { range: headerText(request.headers.range), ifRange: headerText(request.headers['if-range']), ifNoneMatch: headerText(request.headers['if-none-match']) } } : {}),
       };
+      opened = apiRequest;
       let grants = grantsOfScopes(store.scopesFor(apiRequest, snapshot));
-      // Auth off: everyone is root. Else root is the root role (webhooks are root-only).
-      let root = authenticator === undefined;
+      // Root-only resources are grants of the root role, which the store evaluates (store/root-only.ts).
       if (principal !== undefined && authenticator !== undefined) {
         const access = await authenticator.access(principal);
-        root = access.root;
         grants = bothGrants(grants, authorize(access, apiRequest, snapshot));
       }
       const context: ActionContext = {
@@ -99,7 +99,6 @@ export function handleRequest(parts: RequestHandlerParts): (request: FastifyRequ
         log: request.log,
         changes,
         webhooks,
-        isRoot: isRoot ?? (() => root),
         ...(parts.imports === undefined ? {} : { imports: parts.imports }),
         ...(parts.files === undefined ? {} : { files: parts.files }),
         ...(authenticator === undefined ? {} : { auth: { authenticator, address: request.ip } }),
@@ -111,6 +110,12 @@ export function handleRequest(parts: RequestHandlerParts): (request: FastifyRequ
       result = await runAction();
     } catch (error) {
       result = await runAgainIfSchemaMoved(error, runAction, schema, used, parts.dialect, request.log);
+    }
+    if (result.kind === 'events' && principal !== undefined && authenticator !== undefined && opened !== undefined) {
+      // An open stream follows its caller's access: re-checked at every change of users, roles or grants.
+      const recheck = streamRecheck({ request: opened, principal, authorization: request.headers.authorization, role: headerText(request.headers['x-role']), authenticator, store, schema });
+      const { open } = result;
+      result = { kind: 'events', open: (raw, response, headers) => open(raw, response, headers, recheck) };
     }
     return renderResult(result, reply, prefix, (error) => toApiError(error, parts.dialect, request.id));
   };

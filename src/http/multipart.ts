@@ -43,29 +43,52 @@ async function* partsOf(request: FastifyRequest, limits: UploadLimits): AsyncGen
         part.file.on('limit', () => part.file.destroy(new UploadTooLarge(limits.fileBytes)));
         yield { kind: 'file', name: part.fieldname, filename: part.filename, mimetype: part.mimetype, stream: part.file };
       } else {
-        if (part.valueTruncated) throw new ApiError('PAYLOAD_TOO_LARGE', `the form field ${part.fieldname.slice(0, 40)} is larger than ${limits.fieldBytes} bytes`);
+        if (part.valueTruncated) throw new ApiError('FORM_TOO_LARGE', `the form field ${part.fieldname.slice(0, 40)} is larger than ${limits.fieldBytes} bytes`);
         yield { kind: 'field', name: part.fieldname, value: typeof part.value === 'string' ? part.value : String(part.value) };
       }
     }
   } catch (error) {
     if (error instanceof ApiError || error instanceof UploadTooLarge) throw error;
-    const code = typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : '';
+    const code = codeOf(error);
     if (code === 'FST_REQ_FILE_TOO_LARGE') throw new UploadTooLarge(limits.fileBytes);
-    if (TOO_LARGE_CODES.has(code)) throw new ApiError('PAYLOAD_TOO_LARGE', 'the multipart body holds more parts or bytes than this action takes');
+    if (TOO_LARGE_CODES.has(code)) throw new ApiError('FORM_TOO_LARGE', 'the multipart body holds more parts or fields than this action takes');
     throw new ApiError('BODY_INVALID', 'the multipart body cannot be read', { cause: error });
   }
 }
 
-/** The first file part of a multipart request (fields before it are skipped), or undefined; a malformed body is 400 BODY_INVALID. */
+/** Form fields an upload may send before its file part (ignored), and the longest of them: docs/files.md. */
+export const MAX_FIELDS_BEFORE_FILE = 256;
+export const MAX_FIELD_BYTES_BEFORE_FILE = 4 * 1024;
+
+/**
+ * The first file part of a multipart request, or undefined. Up to MAX_FIELDS_BEFORE_FILE fields
+ * of up to MAX_FIELD_BYTES_BEFORE_FILE bytes may come before it and are skipped; more, or a
+ * longer one, is 413 FORM_TOO_LARGE; a malformed body is 400 BODY_INVALID (never the parser's words).
+ */
 export function firstFilePart(request: FastifyRequest): () => Promise<FilePart | undefined> {
   return async () => {
-    let file;
     try {
-      file = await request.file();
+      // The parser keeps one field past the bound (it drops later ones silently and goes on to the file): seeing it is the refusal.
+      const parts = request.parts({ limits: { fields: MAX_FIELDS_BEFORE_FILE + 1, fieldSize: MAX_FIELD_BYTES_BEFORE_FILE } });
+      let fields = 0;
+      for await (const part of parts) {
+        if (part.type === 'file') return { field: part.fieldname, filename: part.filename, mimetype: part.mimetype, stream: part.file };
+        fields += 1;
+        if (part.valueTruncated || fields > MAX_FIELDS_BEFORE_FILE) throw formTooLarge();
+      }
+      return undefined;
     } catch (error) {
+      if (error instanceof ApiError) throw error;
+      if (codeOf(error) === 'FST_FIELDS_LIMIT') throw formTooLarge();
       throw new ApiError('BODY_INVALID', 'the multipart/form-data body is malformed', { cause: error });
     }
-    if (file === undefined) return undefined;
-    return { field: file.fieldname, filename: file.filename, mimetype: file.mimetype, stream: file.file };
   };
+}
+
+function formTooLarge(): ApiError {
+  return new ApiError('FORM_TOO_LARGE', `an upload takes at most ${MAX_FIELDS_BEFORE_FILE} form fields of at most ${MAX_FIELD_BYTES_BEFORE_FILE} bytes before its file`, { details: { fields: MAX_FIELDS_BEFORE_FILE, fieldBytes: MAX_FIELD_BYTES_BEFORE_FILE } });
+}
+
+function codeOf(error: unknown): string {
+  return typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : '';
 }

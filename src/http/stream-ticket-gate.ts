@@ -10,7 +10,10 @@ import { parseResourcePath } from '../request/resource-path.js';
  * header; auth/stream-ticket.ts) before the request reaches the API: the ticket is checked for
  * this very path and subscription, then the request goes on as its user with a token made for
  * this request alone (never sent anywhere), so the usual checks run as for any subscribe: the
- * user exists and is enabled, holds the role, and may read the collection. A request with an
+ * user exists and is enabled, holds the role, and may read the collection. A ticket asked before
+ * the user's password changed, or before a role it was asked with was taken away, is refused
+ * (STREAM_TICKET_REVOKED); the stream's token carries what was checked, so the stream's re-check
+ * (changes/event-stream.ts) ends it at the next such change. A request with an
  * Authorization header is authenticated by that header; the ticket is then ignored.
  */
 export function registerStreamTickets(app: FastifyInstance, authenticator: Authenticator, prefix: string): void {
@@ -32,12 +35,8 @@ export function registerStreamTickets(app: FastifyInstance, authenticator: Authe
       throw new ApiError('STREAM_TICKET_INVALID', `a stream ticket opens only GET ${prefix}/<collection>:subscribe`);
     }
     const holder = authenticator.streamTickets.redeem(ticket, path.collection, parseQueryParams(query!, request.headers));
-    let token: string;
-    try {
-      token = await authenticator.tokenFor(holder.userId, Math.ceil(STREAM_TICKET_TTL_MS / 1000));
-    } catch (error) {
-      throw new ApiError('STREAM_TICKET_INVALID', 'the user of the ticket no longer exists', { cause: error });
-    }
+    // Refused (STREAM_TICKET_REVOKED) when the user changed since the ticket was asked for.
+    const token = await authenticator.ticketToken(holder, Math.ceil(STREAM_TICKET_TTL_MS / 1000));
     request.headers.authorization = `Bearer ${token}`;
     if (holder.role === undefined) delete request.headers['x-role'];
     else request.headers['x-role'] = holder.role;

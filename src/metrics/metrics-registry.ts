@@ -2,7 +2,6 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { ChangeFeed } from '../changes/change-feed.js';
 import type { Database } from '../db/database.js';
 import type { SchemaManager } from '../schema/schema-manager.js';
-import { DELIVERIES_TABLE } from '../webhooks/webhook-tables.js';
 
 /** Request durations in seconds: a key lookup takes about a millisecond, a large export seconds. */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -23,6 +22,8 @@ export interface MetricsSources {
   readonly database: Database;
   readonly schema: SchemaManager;
   readonly changes: ChangeFeed;
+  /** The webhook deliveries kept, by status (the store's system door: WebhookRows.countsByStatus). */
+  readonly webhookDeliveries: () => Promise<ReadonlyMap<string, number>>;
 }
 
 /**
@@ -108,14 +109,10 @@ export function createMetrics(sources: MetricsSources): Metrics {
     // A count of the database's rows: the same in every worker.
     aggregator: 'first',
     async collect() {
-      const rows = await database.db
-        .selectFrom(DELIVERIES_TABLE)
-        .select((eb) => ['status', eb.fn.countAll().as('n')])
-        .groupBy('status')
-        .execute();
+      const counts = await sources.webhookDeliveries();
       this.reset();
       for (const status of ['pending', 'delivered', 'failed']) this.set({ status }, 0);
-      for (const row of rows) this.set({ status: String(row.status) }, Number(row.n));
+      for (const [status, n] of counts) this.set({ status }, n);
     },
   });
   return { registry, requests, duration, errors };

@@ -197,6 +197,7 @@ export function commonSchemas(): Record<string, JsonSchema> {
         ...Object.fromEntries(FIELD_UI_OPTIONS.map((key) => [key, key === 'interface' ? { type: 'string', description: 'UI metadata (NocoBase)' } : { description: 'UI metadata (NocoBase), stored as sent' }])),
         collectionName: { type: 'string', description: 'the collection the field belongs to' },
         key: { type: 'string', description: "the field's key in the `fields` resource: `<collection>.<field>`" },
+        builtIn: { type: 'boolean', enum: [true], description: 'a field a system collection is made with: never dropped, renamed or retyped (409 COLLECTION_PROTECTED); absent on other fields' },
         sort: { type: 'integer', description: 'in lists: the position in definition order' },
       },
       additionalProperties: false,
@@ -222,6 +223,7 @@ export function commonSchemas(): Record<string, JsonSchema> {
         managed: { type: 'boolean', description: 'false: a table Corral did not create; never altered by Corral (docs/existing-databases.md)' },
         tableName: { type: 'string', description: 'the table, when it is not named after the collection: a system collection\'s corral_ table (users → corral_users), or a table Corral did not create' },
         view: { type: 'boolean', description: 'a view or materialized view: read-only' },
+        system: { type: 'boolean', enum: [true], description: "one of Corral's own collections (users, roles, apiKeys, rolesResourcesScopes, webhooks, attachments): never dropped or renamed, its built-in fields never removed or reshaped (409 COLLECTION_PROTECTED); absent on other collections" },
         fields: { type: 'array', items: ref(FIELD_SCHEMA) },
         sortable: { description: 'as sent: true, a sort field name or {name, scopeKey}; the sort field is among `fields`' },
         indexes: {

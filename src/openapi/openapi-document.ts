@@ -7,7 +7,7 @@ import { commonSchemas } from './common-schemas.js';
 import { ref, type JsonSchema } from './json-schema.js';
 import { DocumentView, EVERYTHING, visibilityKey, type Visibility } from './document-view.js';
 import { parameterComponents } from './parameters.js';
-import { errorResponseComponents } from './responses.js';
+import { errorResponseComponents, errorResponses, UPLOAD_ERROR_STATUSES } from './responses.js';
 import { serviceOperations } from './service-operations.js';
 import { apiKeyCreated, authOperations, roleResourceOperations } from './auth-operations.js';
 import { BEARER_REQUIRED, securitySchemes } from './security.js';
@@ -106,6 +106,7 @@ export function buildOpenApiDocument(snapshot: SchemaSnapshot, options: Document
     const create = paths[path]?.post;
     if (create === undefined) continue;
     create.requestBody = UPLOAD_BODY;
+    create.responses = { ...(create.responses as Record<string, JsonSchema>), ...errorResponses(UPLOAD_ERROR_STATUSES) };
     create.summary = `Upload a file${withField ? '' : ' and link it to the row'} (multipart/form-data)`;
     if (withField) create.parameters = [...(create.parameters as JsonSchema[]), ATTACHMENT_FIELD_PARAMETER];
   }

@@ -21,10 +21,12 @@ function codesFor(status: number): string[] {
 
 /** update and destroy take If-Match: 412 PRECONDITION_FAILED when the record's tag differs. */
 export const CONDITIONAL_WRITE_ERROR_STATUSES = [...WRITE_ERROR_STATUSES, 412].sort((a, b) => a - b);
-/** A file download also answers 416 for a range past the end. */
-export const DOWNLOAD_ERROR_STATUSES = [...READ_ERROR_STATUSES, 416].sort((a, b) => a - b);
+/** A file download also answers 416 for a range past the end, and 502 when the s3 storage refuses. */
+export const DOWNLOAD_ERROR_STATUSES = [...READ_ERROR_STATUSES, 416, 502].sort((a, b) => a - b);
+/** An upload answers 502 when the s3 storage refuses the bytes. */
+export const UPLOAD_ERROR_STATUSES = [...WRITE_ERROR_STATUSES, 502].sort((a, b) => a - b);
 
-const ALL_ERROR_STATUSES = [...new Set([...CONDITIONAL_WRITE_ERROR_STATUSES, ...FEED_ERROR_STATUSES, ...SIGN_IN_ERROR_STATUSES, ...DOWNLOAD_ERROR_STATUSES])].sort((a, b) => a - b);
+const ALL_ERROR_STATUSES = [...new Set([...CONDITIONAL_WRITE_ERROR_STATUSES, ...FEED_ERROR_STATUSES, ...SIGN_IN_ERROR_STATUSES, ...DOWNLOAD_ERROR_STATUSES, ...UPLOAD_ERROR_STATUSES])].sort((a, b) => a - b);
 
 /** components.responses name of an error status; a dot keeps it apart from anything else. */
 const errorResponseName = (status: number): string => `corral.Error${status}`;

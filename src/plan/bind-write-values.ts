@@ -6,6 +6,7 @@ import { hashPassword } from '../schema/field-types/password-type.js';
 import { newUuid } from '../schema/field-types/uuid-type.js';
 import type { Dialect } from '../schema/types.js';
 import { isStampName } from '../schema/stamp-options.js';
+import { isServerValues } from './server-values.js';
 
 export type WriteMode = 'create' | 'update';
 
@@ -17,6 +18,8 @@ export interface WriteValues {
   associations: Map<string, unknown>;
   /** The names the client wrote (fields and associations), which the caller's grant must cover; defaults and system values are not among them. */
   given: readonly string[];
+  /** Bound from the server's own values (serverValues: an upload), not a client body: server-managed fields were taken. */
+  server?: true;
 }
 
 /** Which names of a body a write may touch (`whitelist` / `blacklist` query parameters). */
@@ -41,7 +44,10 @@ function associationProblem(toMany: boolean, value: unknown): string | undefined
  * Checks a create or update body against the collection: unknown names, types, options,
  * required fields. Every failing field is reported, one entry each.
  */
-export async function bindWriteValues(collection: Collection, body: unknown, mode: WriteMode, now: Date, filter: WriteFilter = {}): Promise<WriteValues> {
+export async function bindWriteValues(collection: Collection, input: unknown, mode: WriteMode, now: Date, filter: WriteFilter = {}): Promise<WriteValues> {
+  // The one rule for server-managed fields, on every write path: only the server's own values carry them.
+  const server = isServerValues(input);
+  const body = server ? input.values : input;
   if (!isRecord(body)) throw new ApiError('BODY_INVALID', mode === 'create' ? 'create takes an object or an array of objects' : 'update takes an object');
   const errors: ErrorEntry[] = [];
   const values = new Map<string, unknown>();
@@ -55,6 +61,8 @@ export async function bindWriteValues(collection: Collection, body: unknown, mod
     const relation = field === undefined ? collection.relations.get(name) : undefined;
     // Who wrote the row is the server's to say (createdBy/updatedBy options): a client's value is ignored.
     if (isStampName(collection.def, name)) continue;
+    // A server-managed value from a client (an attachment's path, sha256, size, mimetype…) is ignored; a create without them is refused by the store (UPLOAD_REQUIRED).
+    if (field?.serverManaged === true && !server) continue;
     if (relation !== undefined) {
       const problem = value === undefined ? undefined : relation.def.attachment?.multiple === false && Array.isArray(value) && value.length > 1 ? 'holds one file (multiple: false)' : associationProblem(relation.toMany, value);
       if (problem !== undefined) errors.push({ code: 'VALIDATION_FAILED', message: `${name} ${problem}`, field: name });
@@ -83,6 +91,8 @@ export async function bindWriteValues(collection: Collection, body: unknown, mod
   if (mode === 'create') {
     for (const field of collection.fieldList) {
       if (values.has(field.name) || errors.some((error) => error.field === field.name) || filter.provided?.includes(field.name) === true) continue;
+      // Left to the server: the store refuses a client's create of an upload-only collection as a whole.
+      if (field.serverManaged && !server) continue;
       const def = field.def;
       if (def.system === 'createdAt' || def.system === 'updatedAt') values.set(field.name, now);
       else if (def.autoIncrement === true || def.readOnly === true) continue;
@@ -103,7 +113,7 @@ export async function bindWriteValues(collection: Collection, body: unknown, mod
     const unknown = errors.filter((error) => error.code === 'VALUE_UNKNOWN_FIELD');
     throw ApiError.many(unknown.length > 0 ? unknown : errors);
   }
-  return { values, sortFields, associations, given };
+  return { values, sortFields, associations, given, ...(server ? { server: true as const } : {}) };
 }
 
 /** Canonical values to driver parameters. */

@@ -22,8 +22,8 @@ export interface ApiRequest {
    * arrives), or undefined when it has none. Absent for any other body.
    */
   readonly upload?: () => Promise<UploadPart | undefined>;
-  /** `Range` and `If-None-Match` of a file download, as sent. */
-  readonly download?: { readonly range?: string; readonly ifNoneMatch?: string };
+  /** `Range`, `If-Range` and `If-None-Match` of a file download, as sent. */
+  readonly download?: { readonly range?: string; readonly ifRange?: string; readonly ifNoneMatch?: string };
 }
 
 /** One file part of a multipart body. */

@@ -8,6 +8,8 @@ export interface Principal {
   readonly tokenId: string;
   /** When the token expires, in ms since the epoch. */
   readonly expiresAt: number;
+  /** A sign-in token's password credential (`cv`, auth/credentials.ts): what a stream ticket is bound to. */
+  readonly credential?: string;
   /** Set when the request authenticated with an API key. */
   readonly apiKeyId?: string;
 }

@@ -1,7 +1,10 @@
 import type { FieldType } from './field-type.js';
 import { FIELD_TYPES } from './field-types/index.js';
+import { isBuiltInField, isSystemCollection } from './protected.js';
 import { compileFieldValidator, type FieldValidator } from './field-validator.js';
 import { decoderOf } from './row-decoder.js';
+import { placeLinkColumns } from './link-columns.js';
+import { systemRule } from './system-rules.js';
 import { tableOf } from './table-of.js';
 import type { CollectionDef, Dialect, FieldDef, JsonValue, RelationDef } from './types.js';
 
@@ -19,6 +22,10 @@ export interface Field {
   readonly system: boolean;
   /** May hold NULL: sorts need the NULLS LAST treatment only then. */
   readonly nullable: boolean;
+  /** Written by the server only (an attachment's storage key, hash, size, type: schema/system-rules.ts); never by a client body. */
+  readonly serverManaged: boolean;
+  /** A field a system collection is made with: the collections API never drops or reshapes it (protected.ts). */
+  readonly builtIn: boolean;
 }
 
 export type Row = Record<string, unknown>;
@@ -80,6 +87,12 @@ export interface BelongsToMany extends RelationBase {
 /** A relation with both ends (and the junction) resolved to compiled collections and fields. */
 export type Relation = BelongsTo | HasOne | HasMany | BelongsToMany;
 
+/** The rows a link column's value names: those of `collection` whose `field` holds it. */
+export interface LinkTarget {
+  readonly collection: Collection;
+  readonly field: Field;
+}
+
 export type Item = Record<string, JsonValue>;
 
 /** A collection ready for requests, compiled from its definition at schema load. */
@@ -90,6 +103,8 @@ export interface Collection {
   readonly def: CollectionDef;
   /** `def.managed !== false`: Corral made the table and may change it. */
   readonly managed: boolean;
+  /** One of Corral's own collections (users, roles…): the collections API never drops or renames it (protected.ts). */
+  readonly system: boolean;
   /** `def.view === true`: rows are read, never written. */
   readonly view: boolean;
   /** `def.filterTargetKey !== ''`: keys in paths and filterByTk have a field to match. */
@@ -111,11 +126,20 @@ export interface Collection {
   readonly visible: readonly Field[];
   /** Relation fields by name; linked once every collection of the snapshot is compiled. */
   readonly relations: ReadonlyMap<string, Relation>;
+  /** Relations of the snapshot (any collection's) that point at this one as their target: who owns its rows (store/owned-rows.ts). */
+  readonly inbound: readonly Relation[];
+  /**
+   * Every column of this collection that holds another row's key, with the rows it names
+   * (schema/link-columns.ts): a belongsTo key, the key column of a hasMany/hasOne pointing here,
+   * the two columns of a junction. A write of one needs the named row visible (the link rule).
+   */
+  readonly linkColumns: ReadonlyMap<string, readonly LinkTarget[]>;
   /** Driver row to wire item, for the given fields. */
   decode(row: Row, fields: readonly Field[]): Item;
 }
 
 export function compileCollection(def: CollectionDef, dialect: Dialect): Collection {
+  const serverManaged = systemRule(def.name)?.serverManaged;
   const fieldList: Field[] = def.fields.map((fieldDef) => {
     const type = FIELD_TYPES[fieldDef.type];
     return {
@@ -127,6 +151,8 @@ export function compileCollection(def: CollectionDef, dialect: Dialect): Collect
       hidden: type.hidden === true,
       system: fieldDef.system !== undefined || fieldDef.readOnly === true,
       nullable: fieldDef.allowNull && fieldDef.primaryKey !== true,
+      serverManaged: serverManaged?.has(fieldDef.name) === true,
+      builtIn: isBuiltInField(def.name, fieldDef),
     };
   });
   const fields = new Map(fieldList.map((field) => [field.name, field]));
@@ -142,6 +168,7 @@ export function compileCollection(def: CollectionDef, dialect: Dialect): Collect
     table: tableOf(def),
     def,
     managed: def.managed !== false,
+    system: isSystemCollection(def.name),
     view: def.view === true,
     keyed,
     renamed: fieldList.some((field) => field.column !== field.name),
@@ -153,6 +180,8 @@ export function compileCollection(def: CollectionDef, dialect: Dialect): Collect
     compositeKey: compositeKey as Field[] | undefined,
     visible: fieldList.filter((field) => !field.hidden),
     relations: new Map<string, Relation>(),
+    inbound: [],
+    linkColumns: new Map(),
     decode(row, selected) {
       const compiled = decoderOf(selected, dialect);
       if (compiled !== undefined) return compiled(row);
@@ -199,8 +228,10 @@ export function linkRelations(collections: ReadonlyMap<string, Collection>): voi
       }
       const relation = linkRelation(source, target, through, def);
       relations.set(def.name, relation);
+      (target.inbound as Relation[]).push(relation);
     }
   }
+  placeLinkColumns([...collections.values()].flatMap((collection) => [...collection.relations.values()]));
 }
 
 function linkRelation(source: Collection, target: Collection, through: Collection | undefined, def: RelationDef): Relation {

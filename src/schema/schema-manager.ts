@@ -17,6 +17,7 @@ import { SchemaSnapshot } from './schema-snapshot.js';
 import { isRelationInput } from './resolve-relation.js';
 import { SchemaWork } from './schema-work.js';
 import { addableField, checkRoomFor, droppableField } from './field-checks.js';
+import { checkCollectionChange, checkFieldChange, checkFieldPatch } from './protected.js';
 import { tableOf, tablesOf } from './table-of.js';
 import { applySchemaFile } from './apply-schema-file.js';
 import { runDdl, runSchemaChange, type ApplyChange } from './run-schema-change.js';
@@ -94,12 +95,11 @@ export class SchemaManager {
   }
 
   /**
-   * Reloads now, because a statement found the schema moved under it (another node changed
-   * it before this one's poll noticed). `since`: the snapshot the statement used; when a newer
-   * one is installed already (another request's refresh, a poll), no reload is started for
-   * it. Concurrent callers share one reload; `atLeast` (a version the caller read from the
-   * database) makes sure the result is not older than that, reloading once more if the shared
-   * reload read the version before it.
+   * Reloads now: a statement found the schema moved under it (another node changed it before
+   * this one's poll noticed). `since`: the snapshot the statement used; when a newer one is
+   * installed already (another request's refresh, a poll), no reload starts. Concurrent callers
+   * share one reload; `atLeast` (a version read from the database) reloads once more if the
+   * shared reload read the version before it.
    */
   async refresh(since?: SchemaSnapshot, atLeast?: number): Promise<void> {
     if (since === undefined || this.#snapshot === since) {
@@ -112,12 +112,12 @@ export class SchemaManager {
   }
 
   /**
-   * The stored schema version when it differs from `since`'s (a request's snapshot; by
-   * default the current one), else undefined: one small read. A request refused for a name
-   * its snapshot does not know asks this before answering, so a collection created through
-   * another worker or node is usable at once. It compares with the snapshot the request
-   * used, not the current one: when many requests miss at once, the first one's refresh
-   * installs the new snapshot before the others ask, and they must run again, not answer 404.
+   * The stored schema version when it differs from `since`'s (a request's snapshot; by default
+   * the current one), else undefined: one small read. A request refused for a name its snapshot
+   * does not know asks this first, so a collection created through another worker or node is
+   * usable at once. It compares with the request's snapshot, not the current one: when many
+   * requests miss at once, the first one's refresh installs the new snapshot before the others
+   * ask, and they must run again, not answer 404.
    */
   async newerVersion(since: SchemaSnapshot = this.#snapshot): Promise<number | undefined> {
     const version = await readSchemaVersion(this.database.db);
@@ -126,8 +126,7 @@ export class SchemaManager {
 
   /**
    * Reloads unless the snapshot has reached `version` already (another worker of this node
-   * changed the schema and says which version it now serves). Not shared with a reload in
-   * flight: that one may have read the version before the change.
+   * changed the schema and says which version it serves). Not shared with a reload in flight.
    */
   async catchUp(version: number): Promise<void> {
     if (this.#snapshot.version >= version) return;
@@ -142,9 +141,8 @@ export class SchemaManager {
   }
 
   /**
-   * Reads the version, then the definitions: the label is never newer than the definitions
-   * (at worst older, and the next poll reads them again). A snapshot older than the one
-   * installed is never installed (reloads run one at a time, so this only guards the order).
+   * Reads the version, then the definitions: the label is never newer than the definitions (at
+   * worst older, and the next poll reads them again). An older snapshot is never installed.
    */
   async reload(): Promise<void> {
     const version = await readSchemaVersion(this.database.db);
@@ -153,7 +151,7 @@ export class SchemaManager {
     this.#snapshot = new SchemaSnapshot(version, defs, this.database.dialect);
   }
 
-  /** `system`: a collection of the auth layer, whose name is reserved for clients. */
+  /** `system`: a collection of the auth layer, whose name is reserved for clients (and which the API never drops: protected.ts). */
   async createCollection(input: unknown, system = false): Promise<CollectionDef> {
     const { def, relationInputs, indexes } = normalizeCollection(input, system);
     let created: CollectionDef | undefined;
@@ -210,14 +208,12 @@ export class SchemaManager {
     return result!.value;
   }
 
-  /**
-   * Drops a collection with its own relations. Relations of other collections that point at
-   * it make it COLLECTION_IN_USE, unless `cascade` drops those relations too.
-   */
+  /** Drops a collection with its own relations; incoming relations make it COLLECTION_IN_USE unless `cascade` drops them too. */
   async dropCollection(name: string, cascade = false): Promise<void> {
     await this.change(async (trx, defs) => {
       const work = new SchemaWork(defs);
       const def = work.get(name);
+      checkCollectionChange(def, 'dropping it');
       const incoming = work.incoming(name);
       if (incoming.length > 0 && !cascade) {
         const users = incoming.map(({ source, relation }) => `${source}.${relation.name}`);
@@ -260,6 +256,7 @@ export class SchemaManager {
 
   async updateField(collectionName: string, fieldName: string, patch: unknown): Promise<FieldDef | RelationDef> {
     if (!isRecord(patch)) throw invalid('the body must be an object');
+    checkFieldPatch(this.snapshot.get(collectionName)?.def, fieldName, patch);
     // Relations, and UI options on any field: no column changes (update-field-options.ts).
     if (changesOptionsOnly(this.snapshot, collectionName, fieldName, patch)) return this.changeWork((work) => updateFieldOptions(work, collectionName, fieldName, patch));
     if (this.snapshot.get(collectionName)?.managed === false) throw notManaged(collectionName, `changing the column of ${fieldName}`);
@@ -273,6 +270,7 @@ export class SchemaManager {
   async dropField(collectionName: string, fieldName: string): Promise<void> {
     await this.change(async (trx, defs) => {
       const def = requireCollection(defs, collectionName);
+      checkFieldChange(def, fieldName, 'dropping it');
       if ((def.relations ?? []).some((relation) => relation.name === fieldName)) {
         const work = new SchemaWork(defs);
         work.dropRelation(collectionName, fieldName);
@@ -306,9 +304,9 @@ export class SchemaManager {
   }
 
   /**
-   * One schema change (DDL first, then the definition row: MySQL commits at each DDL statement): serialized in this process, and across processes by the version row
-   * lock taken first. Definitions are re-read inside the transaction, so a change made by
-   * another node is never overwritten with a stale copy.
+   * One schema change (DDL first, then the definition row: MySQL commits at each DDL statement):
+   * serialized in this process, and across processes by the version row lock taken first.
+   * Definitions are re-read inside the transaction: another node's change is never overwritten.
    */
   private async change(apply: ApplyChange): Promise<void> {
     const before = this.#snapshot;

@@ -12,10 +12,10 @@ export const FIELD_UI_OPTIONS = ['interface', 'uiSchema', 'translation', 'isFore
 
 /**
  * Keys a NocoBase client sends along with a field that name it rather than define it: the
- * collection (checked by the action against the path), NocoBase's record key and the list
- * position (`sort`) of a row read back. Dropped.
+ * collection (checked by the action against the path), NocoBase's record key, the list
+ * position (`sort`) and `builtIn` (protected.ts) of a row read back. Dropped.
  */
-export const FIELD_ADDRESS_OPTIONS = ['collectionName', 'key', 'sort'] as const;
+export const FIELD_ADDRESS_OPTIONS = ['collectionName', 'key', 'sort', 'builtIn'] as const;
 
 /** A field option that only names or draws the field: a change to it needs no DDL. */
 export function isUiOrAddress(key: string): boolean {
@@ -79,6 +79,7 @@ export const UNSUPPORTED_COLLECTION_OPTIONS: Readonly<Record<string, string>> = 
   tableName: 'tableName is not supported: the table is named after the collection',
   model: 'custom models (model) are not supported',
   repository: 'custom repositories (repository) are not supported',
+  system: 'system is read only: the system collections are Corral\'s own (users, roles, apiKeys, rolesResourcesScopes, webhooks, attachments)',
 };
 
 /** Does an unsupported option's value ask for nothing? */

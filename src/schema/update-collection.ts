@@ -1,6 +1,7 @@
 import { isRecord } from '../is-record.js';
 import { invalid, normalizeField } from './normalize-field.js';
 import { notManaged } from './not-managed.js';
+import { checkCollectionChange, isSystemCollection } from './protected.js';
 import type { SchemaWork } from './schema-work.js';
 import type { CollectionDef, JsonValue } from './types.js';
 import { asksForNothing, COLLECTION_UI_OPTIONS, DROPPED_COLLECTION_OPTIONS, sortFieldName, UNSUPPORTED_COLLECTION_OPTIONS } from './ui-options.js';
@@ -26,13 +27,19 @@ export function updateCollection(work: SchemaWork, name: string, patch: unknown)
       // tableName equal to the table in use (the name, when none is stored) asks for nothing, as on create.
       const current = key === 'tableName' && value !== null ? (def.tableName ?? def.name) : (def as unknown as Record<string, unknown>)[key];
       if (!sameJson(value, current)) {
+        checkCollectionChange(def, `changing ${key}`);
         if (def.managed === false) throw notManaged(name, `changing ${key}`);
         throw invalid(`${key} cannot be changed after creation`, key);
       }
       continue;
     }
     if (key === 'name') {
-      if (value !== undefined && value !== name) throw invalid('a collection cannot be renamed', 'name');
+      if (value === undefined || value === name) continue;
+      checkCollectionChange(def, 'renaming it');
+      throw invalid('a collection cannot be renamed', 'name');
+    } else if (key === 'system' && isSystemCollection(name)) {
+      // Read back from collections:list (protected.ts): sent unchanged, it asks for nothing.
+      if (value !== true && value !== undefined) checkCollectionChange(def, 'changing system');
     } else if (key === 'title' || key === 'description') {
       if (value === null) delete def[key];
       else if (typeof value === 'string') def[key] = value;

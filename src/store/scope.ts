@@ -41,6 +41,13 @@ export interface Grants {
 
 export const OPEN_GRANTS: Grants = Object.freeze({ open: true, view: NO_SCOPES, scope: () => undefined });
 
+/**
+ * Every row of every collection, but not root: a non-root caller on a resource that is no
+ * collection's rows (the schema API, auth, app). Root-only resources stay out of reach
+ * (root-only.ts).
+ */
+export const UNRESTRICTED_GRANTS: Grants = Object.freeze({ open: false, view: NO_SCOPES, scope: () => undefined });
+
 /** The provider seam (tests inject one): one scope per collection, whatever the action. */
 export function grantsOfScopes(scopes: Scopes): Grants {
   if (scopes.size === 0) return OPEN_GRANTS;

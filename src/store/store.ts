@@ -13,6 +13,7 @@ import { RowCounts, type CountLimits } from './row-counts.js';
 import { indexChanges } from './search-index.js';
 import { SearchStats, type SearchLimits } from './search-stats.js';
 import { NO_SCOPES, type Grants, type ScopeProvider, type Scopes } from './scope.js';
+import { SystemDoor } from './system/system-door.js';
 import { UnitOfWork, type CommitHook } from './unit-of-work.js';
 import { DirectWriteUnavailable, type WriteFastPath } from './write-fast-path.js';
 import { chooseWriteMode, GENERAL_WRITE, writePlan, type WriteFacts, type WritePlan } from './write-mode.js';
@@ -65,10 +66,15 @@ export class Store {
   #outbox: { hook: CommitHook; fast: WriteFastPath | undefined } | undefined;
   #fusedWrites = 0;
 
+  /** The connection: the store's alone (actions and the edge folders reach rows only through units and `system()`). */
+  readonly #database: Database;
+  #system: SystemDoor | undefined;
+
   constructor(
-    readonly database: Database,
+    database: Database,
     readonly options: StoreOptions = {},
   ) {
+    this.#database = database;
     this.shapes = new ShapeCache(database.statementNames, database.executor);
     this.counts = new RowCounts(options.counts);
     this.searchStats = new SearchStats(
@@ -84,12 +90,23 @@ export class Store {
    * references to `collection`: pass it to `write`. Actions state facts; the store decides.
    */
   plan(collection: Collection, facts: WriteFacts): WritePlan {
-    return writePlan(facts, DIALECT_TRAITS[this.database.dialect], collection, this.options.references);
+    return writePlan(facts, DIALECT_TRAITS[this.#database.dialect], collection, this.options.references);
+  }
+
+  /** The database's dialect (what `app:getInfo` reports). */
+  get dialect(): Database['dialect'] {
+    return this.#database.dialect;
+  }
+
+  /** The system unit: how auth, webhooks, metrics and seeding read and write system rows (system/system-door.ts). */
+  system(): SystemDoor {
+    this.#system ??= new SystemDoor(this.#database, this);
+    return this.#system;
   }
 
   /** The secret list cursors are signed with, loaded (or stored) once. */
   cursorSecret(): Promise<Buffer> {
-    this.#cursorSecret ??= loadCursorSecret(this.database.db, this.options.cursorSecret).catch((error: unknown) => {
+    this.#cursorSecret ??= loadCursorSecret(this.#database.db, this.options.cursorSecret).catch((error: unknown) => {
       this.#cursorSecret = undefined;
       throw error;
     });
@@ -135,15 +152,15 @@ export class Store {
    * (a streamed list): released by `release`, whatever happened.
    */
   async readSnapshot(caller: UnitCaller): Promise<{ unit: UnitOfWork; release: () => Promise<void> }> {
-    const snapshot = await this.database.readSnapshot();
+    const snapshot = await this.#database.readSnapshot();
     // The answer is complete or already cut when this runs: a failure to end the snapshot only needs logging.
     const release = () => snapshot.release().catch((error: unknown) => this.options.log?.error({ err: error }, 'ending the snapshot of a streamed read failed'));
-    return { unit: new UnitOfWork(snapshot.db, this.database.dialect, caller.grants, caller.request.id, this.shapes, this.searchStats), release };
+    return { unit: new UnitOfWork(snapshot.db, this.#database.dialect, caller.grants, caller.request.id, this.shapes, this.searchStats), release };
   }
 
   /** A read unit: statements run on the pool (SQLite's direct reads stay possible). */
   read(caller: UnitCaller): UnitOfWork {
-    return new UnitOfWork(this.database.db, this.database.dialect, caller.grants, caller.request.id, this.shapes, this.searchStats);
+    return new UnitOfWork(this.#database.db, this.#database.dialect, caller.grants, caller.request.id, this.shapes, this.searchStats);
   }
 
   /**
@@ -161,7 +178,7 @@ export class Store {
     /** From `plan`: a one-statement write may skip BEGIN/COMMIT (two round trips) or take a fast path. */
     plan: WritePlan = GENERAL_WRITE,
   ): Promise<T> {
-    const { db, dialect } = this.database;
+    const { db, dialect } = this.#database;
     for (let attempt = 1; ; attempt++) {
       try {
         let unit!: UnitOfWork;
@@ -241,7 +258,7 @@ export class Store {
       return value;
     } catch (error) {
       await sql`rollback to savepoint corral_row`.execute(unit.db);
-      throw mapConstraintError(error, collection, this.database.dialect) ?? error;
+      throw mapConstraintError(error, collection, this.#database.dialect) ?? error;
     }
   }
 

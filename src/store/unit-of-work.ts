@@ -8,7 +8,8 @@ import type { ReferenceSource } from './cascades.js';
 import { ChangeSet, type ChangeKind } from './change-set.js';
 import { ApiError } from '../errors/api-error.js';
 import { TRUE_NODE } from '../plan/filter-node.js';
-import { scoped, scopeWhere, type GrantAction, type Grants, type Scope, type Scopes } from './scope.js';
+import { reachesRootOnly, requireRootOnly } from './root-only.js';
+import { DENIED, scoped, scopeWhere, type GrantAction, type Grants, type Scope, type Scopes } from './scope.js';
 import type { SearchStats } from './search-stats.js';
 import { TRANSACTION, type WriteMode } from './write-mode.js';
 
@@ -66,7 +67,7 @@ export class UnitOfWork implements SqlTarget {
     if (action !== 'view' && (collection.view || (!collection.keyed && action !== 'through'))) refuseWrite(collection);
     if (this.grants.open) return this.searchStats === undefined ? where : this.searchStats.arrange(where, limited);
     // A lookup of rows the caller cannot view finds nothing (FALSE), exactly as if they did not exist.
-    const own = action === 'through' ? undefined : action === 'view' ? this.grants.view.get(collection.name) : this.require(collection, action);
+    const own = action === 'through' ? undefined : action === 'view' ? this.viewScope(collection) : this.require(collection, action);
     const narrowed = scoped(this.grants.view, own?.where ?? TRUE_NODE, where);
     return this.searchStats === undefined ? narrowed : this.searchStats.arrange(narrowed, limited);
   }
@@ -74,9 +75,20 @@ export class UnitOfWork implements SqlTarget {
   /** The caller's scope of `action` on `collection` (undefined: unrestricted); 403 FORBIDDEN when not granted. */
   require(collection: Collection, action: GrantAction): Scope | undefined {
     if (this.grants.open) return undefined;
-    const scope = action === 'view' ? this.grants.view.get(collection.name) : this.grants.scope(collection, action);
+    const scope = action === 'view' ? this.viewScope(collection) : reachesRootOnly(this.grants, collection.name) ? this.grants.scope(collection, action) : DENIED;
     if (scope?.denied) throw new ApiError('FORBIDDEN', `your roles do not allow ${action} on ${collection.name}`);
     return scope;
+  }
+
+  /** The caller's `view` scope of `collection` (undefined: unrestricted): DENIED for a root-only one (root-only.ts) unless the caller is root. */
+  viewScope(collection: Collection): Scope | undefined {
+    if (this.grants.open) return undefined;
+    return reachesRootOnly(this.grants, collection.name) ? this.grants.view.get(collection.name) : DENIED;
+  }
+
+  /** 403 FORBIDDEN unless the caller reaches the root-only resource `resource` (an action that is no rows: `collections:sync`). */
+  requireRootOnly(resource: string): void {
+    requireRootOnly(this.grants, resource);
   }
 
   /**
@@ -95,7 +107,7 @@ export class UnitOfWork implements SqlTarget {
   /** The fields of `collection` the caller may read (undefined: all); the key is always readable. */
   readable(collection: Collection): ReadonlySet<string> | undefined {
     if (this.grants.open) return undefined;
-    const scope = this.grants.view.get(collection.name);
+    const scope = this.viewScope(collection);
     if (scope === undefined) return undefined;
     if (scope.denied) return keyOnly(collection);
     return scope.fields === undefined ? undefined : withKey(collection, scope.fields);

@@ -39,7 +39,7 @@ interface Case {
 
 for (const dialect of DIALECTS) {
   describe(`change feed permissions on ${dialect}`, () => {
-    const ctx = useDialectApp(dialect, { changesPollMs: 50, webhookAllowPrivate: true }, { store: { scopes: provider }, isRoot: (request) => !isReader(request) });
+    const ctx = useDialectApp(dialect, { changesPollMs: 50, webhookAllowPrivate: true }, { store: { scopes: provider } });
     let api: TestApi;
     let base: string;
     const open: SseClient[] = [];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type BuiltApp } from '../../src/app.js';
-import { FAILURES_TABLE } from '../../src/auth/auth-tables.js';
+import { FAILURES_TABLE } from '../../src/store/system/auth-tables.js';
 import { ACCOUNT_FAILURES, ADDRESS_FAILURES, FAILURE_WINDOW_MS, PRUNE_FAILURES_EVERY_MS } from '../../src/auth/rate-limiter.js';
 import { TEST_ROOT, testConfig, useDialectApp } from '../support/test-app.js';
 import { DIALECTS } from '../support/test-database.js';

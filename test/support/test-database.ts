@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import type { DatabaseConfig } from '../../src/config/config.js';
 import type { Dialect } from '../../src/schema/types.js';
 
-/** Which dialects the suite runs on: all three unless CORRAL_TEST_DIALECTS narrows it. */
+/**
+ * Which dialects the suite runs on: all three unless CORRAL_TEST_DIALECTS narrows it. vitest.config.ts
+ * sets it before the workers start (leaving out, when it was not given, a server that does not answer).
+ */
 export const DIALECTS: Dialect[] = (process.env.CORRAL_TEST_DIALECTS ?? 'sqlite,postgres,mysql')
   .split(',')
   .map((name) => name.trim())
@@ -29,6 +32,8 @@ function withDatabase(admin: string, name: string): string {
 
 /** A new, uniquely named, empty database; `drop()` removes it. */
 export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
+  // A test that needs a server this run was told not to use fails here, loudly, instead of connecting anyway.
+  if (!DIALECTS.includes(dialect)) throw new Error(`this test needs ${dialect}, which is not in CORRAL_TEST_DIALECTS (${DIALECTS.join(',')}): guard it with DIALECTS.includes('${dialect}')`);
   const name = `corral_test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'corral-test-'));

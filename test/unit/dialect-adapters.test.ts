@@ -6,7 +6,7 @@ import { systemTable, type SystemTable } from '../../src/db/system-table.js';
 import { columnType } from '../../src/schema/ddl.js';
 import { FIELD_TYPES } from '../../src/schema/field-types/index.js';
 import { SCALAR_TYPES, type Dialect, type FieldDef, type ScalarType } from '../../src/schema/types.js';
-import { DELIVERIES_TABLE, WEBHOOK_TABLES } from '../../src/webhooks/webhook-tables.js';
+import { DELIVERIES_TABLE, WEBHOOK_TABLES } from '../../src/store/system/webhook-tables.js';
 
 const DIALECTS: Dialect[] = ['sqlite', 'postgres', 'mysql'];
 const def = (type: ScalarType, options: Partial<FieldDef> = {}): FieldDef => ({ name: 'v', type, allowNull: true, unique: false, index: false, ...options });

@@ -1,7 +1,7 @@
-import type { Database } from '../db/database.js';
-import type { Collection } from '../schema/collection.js';
-import type { ShapeCache } from '../sql/query-cache.js';
-import type { SqlPass } from '../sql/sql-pass.js';
+import type { Database } from '../../db/database.js';
+import type { Collection } from '../../schema/collection.js';
+import type { ShapeCache } from '../../sql/query-cache.js';
+import type { SqlPass } from '../../sql/sql-pass.js';
 
 type Row = Record<string, unknown>;
 
@@ -43,5 +43,23 @@ export class SystemReads {
       true,
     );
     return row;
+  }
+
+  /** The id and stored password hash of the user whose email or username is `account` (sign-in: raw, the hash is never decoded). */
+  async signInRow(users: Collection, account: string): Promise<{ id: unknown; password: unknown } | undefined> {
+    const { db, dialect } = this.database;
+    const [row] = await this.shapes.run<Row>(
+      db,
+      users,
+      dialect,
+      (pass: SqlPass) => {
+        pass.key += 'auth.signIn';
+        const email = pass.value(account);
+        const username = pass.value(account);
+        return pass.emit ? db.selectFrom(users.table).select(['id', 'password']).where((eb) => eb.or([eb('email', '=', email), eb('username', '=', username)])) : undefined;
+      },
+      true,
+    );
+    return row === undefined ? undefined : { id: row.id, password: row.password };
   }
 }

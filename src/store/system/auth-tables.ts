@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../db/database.js';
-import { adapterOf } from '../db/dialects/adapters.js';
-import { systemTable, type SystemTable } from '../db/system-table.js';
-import type { Dialect } from '../schema/types.js';
+import type { Db } from '../../db/database.js';
+import { adapterOf } from '../../db/dialects/adapters.js';
+import { systemTable, type SystemTable } from '../../db/system-table.js';
+import type { Dialect } from '../../schema/types.js';
 
 /**
  * The auth layer's own system tables (not collections: nobody reads them through the API).
@@ -102,4 +102,25 @@ export async function revokedSince(db: Db, sinceMs: number): Promise<{ jti: stri
 /** Forgets revocations of tokens that have expired anyway. */
 export async function pruneRevocations(db: Db, nowMs: number): Promise<void> {
   await db.deleteFrom(REVOKED_TABLE).where('expires_at', '<', nowMs).execute();
+}
+
+/** The token verifier's statements (auth/token-verifier.ts), bound to the pool. */
+export class TokenRows {
+  constructor(private readonly db: Db) {}
+
+  loadSecret(configured: string | undefined): Promise<Uint8Array> {
+    return loadSecret(this.db, configured);
+  }
+
+  insertRevocation(jti: string, expiresAtMs: number, nowMs: number): Promise<void> {
+    return insertRevocation(this.db, jti, expiresAtMs, nowMs);
+  }
+
+  revokedSince(sinceMs: number): Promise<{ jti: string; expiresAt: number; revokedAt: number }[]> {
+    return revokedSince(this.db, sinceMs);
+  }
+
+  pruneRevocations(nowMs: number): Promise<void> {
+    return pruneRevocations(this.db, nowMs);
+  }
 }

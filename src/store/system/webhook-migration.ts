@@ -1,7 +1,7 @@
-import type { Database } from '../db/database.js';
-import type { Collection } from '../schema/collection.js';
-import { insertRow } from '../sql/insert-row.js';
-import { ShapeCache } from '../sql/query-cache.js';
+import type { Database } from '../../db/database.js';
+import type { Collection } from '../../schema/collection.js';
+import { insertRow } from '../../sql/insert-row.js';
+import { ShapeCache } from '../../sql/query-cache.js';
 import { STATE_TABLE } from './webhook-tables.js';
 
 /** Where earlier versions kept webhooks: definition, secret, cursor and lease in one table. */

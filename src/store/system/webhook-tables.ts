@@ -1,8 +1,8 @@
-import type { Db } from '../db/database.js';
-import type { Database } from '../db/database.js';
-import { adapterOf } from '../db/dialects/adapters.js';
-import { createTableRacing, systemTable, type SystemTable } from '../db/system-table.js';
-import type { Collection } from '../schema/collection.js';
+import type { Db } from '../../db/database.js';
+import type { Database } from '../../db/database.js';
+import { adapterOf } from '../../db/dialects/adapters.js';
+import { createTableRacing, systemTable, type SystemTable } from '../../db/system-table.js';
+import type { Collection } from '../../schema/collection.js';
 import { moveOldWebhooks } from './webhook-migration.js';
 
 /** Per webhook: its secret (never in the collection's rows, so never in an event), feed cursor and delivery lease. */

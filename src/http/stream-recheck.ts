@@ -1,0 +1,38 @@
+import type { StreamRecheck } from '../actions/action-context.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import { authorize } from '../auth/authorize.js';
+import type { ApiRequest } from '../request/api-request.js';
+import type { Principal } from '../request/principal.js';
+import type { SchemaManager } from '../schema/schema-manager.js';
+import { bothGrants, grantsOfScopes } from '../store/scope.js';
+import type { Store } from '../store/store.js';
+
+/** What re-authorizing an open stream's caller needs: the request it opened with, and the app's services. */
+export interface StreamCaller {
+  readonly request: ApiRequest;
+  readonly principal: Principal;
+  /** The Authorization header and X-Role it opened with (an API key authenticates afresh). */
+  readonly authorization: string | undefined;
+  readonly role: string | undefined;
+  readonly authenticator: Authenticator;
+  readonly store: Store;
+  readonly schema: SchemaManager;
+}
+
+/**
+ * How an open event stream's caller is authorized again after a change of users, roles or
+ * grants (ChangeFeed.recheck): the principal as its user is stored now (401 STREAM_REVOKED
+ * when the password changed, the user is gone or disabled, or a role was taken away), then the
+ * same grants a new request would get (403 FORBIDDEN when the roles no longer read the
+ * collection). Either refusal ends the stream with a `revoked` event (docs/events.md#revocation).
+ */
+export function streamRecheck(caller: StreamCaller): StreamRecheck {
+  return async () => {
+    const principal = await caller.authenticator.recheck(caller.principal, caller.authorization, caller.role);
+    const request: ApiRequest = { ...caller.request, principal };
+    const snapshot = caller.schema.snapshot;
+    const access = await caller.authenticator.access(principal);
+    const grants = bothGrants(grantsOfScopes(caller.store.scopesFor(request, snapshot)), authorize(access, request, snapshot));
+    return { grants, scopes: grants.view };
+  };
+}
