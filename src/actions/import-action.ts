@@ -4,6 +4,7 @@ import { cellInput } from '../import/import-cells.js';
 import { importColumns, parseMapping, type ImportColumns } from '../import/import-columns.js';
 import { bindImportKeys, importOptions, type ImportMode } from '../import/import-options.js';
 import { csvRows, importFormat, xlsxRows, type SheetRow } from '../import/import-readers.js';
+import { TurnYielder } from '../import/turn-yielder.js';
 import { spoolUpload, tooLarge, type ImportLimits, type SpooledUpload } from '../import/import-upload.js';
 import { bindReadShape } from '../plan/bind-read-shape.js';
 import { keyFilter } from '../plan/bind-keys.js';
@@ -173,7 +174,10 @@ async function runImport(
     // back, and PostgreSQL takes no statement after a failed one); later rows are still checked.
     let writing = true;
     let bytesRead: number | undefined;
+    // The worker's other requests get a turn every few milliseconds (SQLite's statements block it).
+    const turns = new TurnYielder();
     for await (const { row, cells, bytesRead: read } of rows) {
+      await turns.yield();
       bytesRead = read;
       summary.total += 1;
       if (summary.total > limits.maxRows) throw tooLarge(limits.maxRows, 'CORRAL_IMPORT_MAX_ROWS', 'rows');

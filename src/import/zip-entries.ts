@@ -136,7 +136,7 @@ export async function* entryBytes(path: string, fileSize: number, entry: ZipEntr
     }
   } catch (error) {
     if (error instanceof ApiError) throw error;
-    throw zipError(`${entry.name.slice(0, 100)} does not inflate (${error instanceof Error ? error.message.slice(0, 100) : 'zlib error'})`);
+    throw zipError(`${entry.name.slice(0, 100)} does not inflate: its compressed data is broken`);
   } finally {
     raw.destroy();
     stream.destroy();
