@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Authenticator } from './auth/authenticator.js';
 import { API_KEYS, ensureAuthCollections, ROLES, SCOPES, USERS } from './auth/system-collections.js';
 import { DEFAULT_CONFIG, type Config } from './config/config.js';
+import { importLimits } from './config/import-settings.js';
 import { openDatabase, type Database } from './db/database.js';
 import { listenUrlOf } from './db/listen-url.js';
 import { connectionSchemaOf } from './db/connection-schema.js';
@@ -163,7 +164,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerOpenApiRoutes(app, schema, prefix, authenticator === undefined ? undefined : requestAccess(authenticator));
   // Corral Studio at / and /studio/… (CORRAL_STUDIO): its own routes, off the API's path.
   if (config.studio !== false) registerStudio(app, { prefix });
-  const imports = { maxBytes: config.importMaxBytes ?? DEFAULT_CONFIG.importMaxBytes, maxRows: config.importMaxRows ?? DEFAULT_CONFIG.importMaxRows };
+  const imports = importLimits(config);
   app.route({ method: [...ALL_METHODS], url: `${prefix}/*`, handler: handleRequest({ prefix, dialect: database.dialect, schema, store, changes, webhooks, authenticator, imports, files: files!.files }) });
 
   let closed = false;

@@ -3,6 +3,7 @@ import { cellInput } from '../import/import-cells.js';
 import { importColumns, parseMapping, type ImportColumns } from '../import/import-columns.js';
 import { bindImportKeys, importOptions, type ImportMode } from '../import/import-options.js';
 import { csvRows, importFormat, xlsxRows, type SheetRow } from '../import/import-readers.js';
+import { TurnYielder } from '../import/turn-yielder.js';
 import { spoolUpload, tooLarge, type ImportLimits, type SpooledUpload } from '../import/import-upload.js';
 import { bindReadShape } from '../plan/bind-read-shape.js';
 import { keyFilter } from '../plan/bind-keys.js';
@@ -25,12 +26,18 @@ import { nestedOptions } from './create-action.js';
 import { filterKeysLookup } from './filter-keys.js';
 import { firstMatch } from './first-or-create-action.js';
 
-/** Rows between two progress events, and between two hand-overs of the changes to the outbox. */
+/** Rows between two progress events. */
 export const IMPORT_BATCH_ROWS = 1000;
+/**
+ * Rows between two hand-overs of the changes to the outbox: a hand-over runs without a turn for
+ * the event loop (on SQLite, 1000 rows' events took 50–300 ms on a loaded machine), so it is kept
+ * small enough that the worker's other requests keep answering (issue 37, finding 9).
+ */
+export const IMPORT_FLUSH_ROWS = 100;
 /** Row errors an answer lists; more are counted (`skipped`, `invalid`) but not listed. */
 export const MAX_REPORTED_ERRORS = 1000;
 
-export const DEFAULT_IMPORT_LIMITS: ImportLimits = { maxBytes: 100 * 1024 * 1024, maxRows: 1_000_000 };
+export const DEFAULT_IMPORT_LIMITS: ImportLimits = { maxBytes: 100 * 1024 * 1024, maxRows: 1_000_000, maxUncompressedBytes: 256 * 1024 * 1024 };
 
 /** One rejected row: its spreadsheet row number (header = 1), the field, the error code. */
 export interface ImportRowError {
@@ -82,7 +89,7 @@ export async function importAction(ctx: ActionContext, collection: Collection, r
     const options = importOptions(ctx.request.params, upload.fields);
     const mapping = parseMapping(options.mapping);
     const format = importFormat(options.format, upload.head, upload.filename, upload.mimetype);
-    rows = format === 'csv' ? csvRows(upload.path) : xlsxRows(upload.path);
+    rows = format === 'csv' ? csvRows(upload.path) : xlsxRows(upload.path, { maxUncompressedBytes: limits.maxUncompressedBytes });
     const header = await rows.next();
     if (header.done === true) throw new ApiError('IMPORT_FILE_INVALID', 'the file is empty: the first row must name the columns');
     const headers = header.value.cells.map((cell) => (cell === null ? '' : typeof cell === 'object' && !(cell instanceof Date) ? '' : String(cell).trim()));
@@ -173,7 +180,10 @@ async function runImport(
     // back, and PostgreSQL takes no statement after a failed one); later rows are still checked.
     let writing = true;
     let bytesRead: number | undefined;
+    // The worker's other requests get a turn every few milliseconds (SQLite's statements block it).
+    const turns = new TurnYielder();
     for await (const { row, cells, bytesRead: read } of rows) {
+      await turns.yield();
       bytesRead = read;
       summary.total += 1;
       if (summary.total > limits.maxRows) throw tooLarge(limits.maxRows, 'CORRAL_IMPORT_MAX_ROWS', 'rows');
@@ -201,8 +211,8 @@ async function runImport(
           if (summary.errors.length < MAX_REPORTED_ERRORS) summary.errors.push({ row, field: problem.field ?? null, code: problem.code, message: problem.message });
         }
       }
+      if (writing && summary.total % IMPORT_FLUSH_ROWS === 0) await ctx.store.flushChanges(unit, collection);
       if (summary.total % IMPORT_BATCH_ROWS === 0) {
-        if (writing) await ctx.store.flushChanges(unit, collection);
         progress(bytesRead === undefined ? { processed: summary.total } : { processed: summary.total, bytesRead, bytes });
       }
     }

@@ -61,6 +61,8 @@ export interface Config {
   importMaxBytes?: number;
   /** The most data rows a `:import` takes (CORRAL_IMPORT_MAX_ROWS, default DEFAULT_CONFIG.importMaxRows). */
   importMaxRows?: number;
+  /** What the parts of an XLSX `:import` may inflate to in all (CORRAL_IMPORT_MAX_UNCOMPRESSED_BYTES, default DEFAULT_CONFIG.importMaxUncompressedBytes). */
+  importMaxUncompressedBytes?: number;
   /** Signs list cursors; unset means a random secret stored once in the database. */
   cursorSecret?: string;
   /** How often the change feed reads the outbox when nothing woke it (CORRAL_CHANGES_POLL_MS, default 250). */
@@ -159,4 +161,5 @@ export const DEFAULT_CONFIG = {
   storageDir: './storage/uploads',
   importMaxBytes: 100 * 1024 * 1024,
   importMaxRows: 1_000_000,
+  importMaxUncompressedBytes: 256 * 1024 * 1024,
 } as const;

@@ -234,6 +234,8 @@ function buildConfig(lookup: Lookup): Config {
   }
   const [importBytes, importRows] = [lookup('CORRAL_IMPORT_MAX_BYTES'), lookup('CORRAL_IMPORT_MAX_ROWS')];
   if (importBytes !== undefined) config.importMaxBytes = byteSize(importBytes, 1024, 4096 * 1024 * 1024);
+  const importInflated = lookup('CORRAL_IMPORT_MAX_UNCOMPRESSED_BYTES');
+  if (importInflated !== undefined) config.importMaxUncompressedBytes = byteSize(importInflated, 1024, 4096 * 1024 * 1024);
   if (importRows !== undefined) config.importMaxRows = integer(importRows, DEFAULT_CONFIG.importMaxRows, 1, 100_000_000);
   const cursorSecret = lookup('CORRAL_CURSOR_SECRET');
   if (cursorSecret !== undefined && cursorSecret.value !== '') config.cursorSecret = cursorSecret.value;

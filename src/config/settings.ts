@@ -3,6 +3,8 @@
  * table lists them: the one source of that table (a test compares them) and of `corral help`.
  * `default` and `meaning` are the table's markdown; `help` is the terminal's one line.
  */
+import { IMPORT_SETTINGS } from './import-settings.js';
+
 export interface SettingInfo {
   readonly env: string;
   /** The command-line flag that sets it too (flags beat the environment). */
@@ -139,18 +141,7 @@ export const SETTINGS = [
     meaning: "Deepest offset page, in rows (`(page - 1) × pageSize`, 0–1000000000); a deeper one is 400 `PAGE_TOO_DEEP`, pointing to `cursor` paging.",
     help: "deepest offset page in rows; deeper is 400 PAGE_TOO_DEEP (default 100000)",
   },
-  {
-    env: 'CORRAL_IMPORT_MAX_BYTES',
-    default: "`100mb`",
-    meaning: "Largest file a `:import` takes: bytes, or with a `kb`/`mb` unit (1kb–4096mb). Larger is 413 `IMPORT_TOO_LARGE`. See [docs/import-export.md](docs/import-export.md#import).",
-    help: "largest file an import takes: bytes, or with kb/mb (default 100mb)",
-  },
-  {
-    env: 'CORRAL_IMPORT_MAX_ROWS',
-    default: "`1000000`",
-    meaning: "Most data rows a `:import` takes (1–100000000). More is 413 `IMPORT_TOO_LARGE`.",
-    help: "most data rows an import takes (default 1000000)",
-  },
+  ...IMPORT_SETTINGS,
   {
     env: 'CORRAL_CORS_ORIGINS',
     default: "none",

@@ -54,6 +54,7 @@ export const ERROR_CATALOGUE = {
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body is too large' },
   FORM_TOO_LARGE: { status: 413, message: 'The multipart form has more fields, or longer ones, than this action takes' },
   IMPORT_TOO_LARGE: { status: 413, message: 'The import file has more bytes or rows than this server takes' },
+  IMPORT_CONTENT_TOO_LARGE: { status: 413, message: 'A cell, row or part of the import file is larger than this server reads' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Request body must be application/json' },
   FILE_TOO_LARGE: { status: 413, message: 'The file is larger than the upload limit (CORRAL_UPLOAD_MAX_BYTES)' },
   UPLOAD_REQUIRED: { status: 400, message: 'Rows of this collection are made by uploading a file' },

@@ -7,10 +7,12 @@ import { pipeline } from 'node:stream/promises';
 import { ApiError } from '../errors/api-error.js';
 import { UploadTooLarge, type UploadBody } from '../request/upload-body.js';
 
-/** The limits of an import (CORRAL_IMPORT_MAX_BYTES, CORRAL_IMPORT_MAX_ROWS). */
+/** The limits of an import (CORRAL_IMPORT_MAX_BYTES, CORRAL_IMPORT_MAX_ROWS, CORRAL_IMPORT_MAX_UNCOMPRESSED_BYTES). */
 export interface ImportLimits {
   readonly maxBytes: number;
   readonly maxRows: number;
+  /** What the parts of an XLSX file may inflate to in all. */
+  readonly maxUncompressedBytes: number;
 }
 
 /** Text parts an import form may carry besides `file` (mode, filterKeys, mapping, format), and their size. */

@@ -17,6 +17,10 @@ const ROWS: Record<string, unknown>[] = [
     uuid: '00000000-0000-4000-8000-000000000000', nanoid: 'abcdefghijklmnopqrstu', password: 'other-password',
   },
   { string: 'ünïcødé ✓', integer: 7 },
+  // Line breaks of every kind, and lines that would start a formula (issue 37, finding 5).
+  { string: 'p\r@SUM(1)', text: '=1\n=2' },
+  { string: 'a\r\nb', text: "cr\ronly\n'=quoted line\r\n\r\n+last" },
+  { string: '\n-lead', text: 'lf\nonly, "quoted"' },
   {},
 ];
 
