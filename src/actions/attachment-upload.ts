@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { ApiError } from '../errors/api-error.js';
-import { ATTACHMENTS, attachmentUrl } from '../files/attachment-definition.js';
+import { attachmentUrl } from '../files/attachment-definition.js';
 import type { AttachmentFiles } from '../files/attachment-files.js';
 import { contentKey } from '../files/file-storage.js';
 import { extnameOf, safeFilename } from '../files/safe-filename.js';
@@ -75,11 +75,6 @@ async function stageFile(ctx: ActionContext, files: AttachmentFiles, accept: rea
   return { staged, filename: safeFilename(part.filename) };
 }
 
-/** Refused before the body is read: a caller who may not create attachments uploads nothing. */
-function requireCreate(ctx: ActionContext, attachments: Collection): void {
-  if (ctx.grants.open) return;
-  if (ctx.grants.scope(attachments, 'create')?.denied === true) throw new ApiError('FORBIDDEN', `your roles do not allow create on ${ATTACHMENTS}`);
-}
 
 /**
  * attachments:create, and create on an attachment field's association (`POST
@@ -89,7 +84,8 @@ function requireCreate(ctx: ActionContext, attachments: Collection): void {
 export async function uploadAction(ctx: ActionContext, attachments: Collection, relation?: BelongsToMany): Promise<ActionResult> {
   const files = filesOf(ctx);
   const field = relation ?? namedField(ctx);
-  requireCreate(ctx, attachments);
+  // Refused by the store before the body is read: a caller who may not create attachments uploads nothing.
+  ctx.store.read(ctx).require(attachments, 'create');
   // A source the caller cannot update (or that does not exist) is 404 before any byte is read.
   if (relation !== undefined) await loadScope(ctx, relation, ctx.store.read(ctx), 'update');
   const { staged, filename } = await stageFile(ctx, files, field?.def.attachment?.accept);

@@ -1,4 +1,3 @@
-import { PROTECTED } from '../auth/permissions.js';
 import { ApiError, type ErrorEntry } from '../errors/api-error.js';
 import { cellInput } from '../import/import-cells.js';
 import { importColumns, parseMapping, type ImportColumns } from '../import/import-columns.js';
@@ -19,6 +18,7 @@ import { createLinked } from '../store/nested-writes.js';
 import { mapConstraintError } from '../store/store.js';
 import type { UnitOfWork } from '../store/unit-of-work.js';
 import { updateMatched } from '../store/update-rows.js';
+import { IMPORT_WRITE } from '../store/write-mode.js';
 import type { ActionContext, ActionResult, JobProgress } from './action-context.js';
 import { loadScope } from './association-scope.js';
 import { nestedOptions } from './create-action.js';
@@ -72,8 +72,8 @@ function rowErrors(error: unknown, collection: Collection, unit: UnitOfWork): Er
 export async function importAction(ctx: ActionContext, collection: Collection, relation?: Relation): Promise<ActionResult> {
   const body = ctx.request.body;
   if (!(body instanceof UploadBody)) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'an import takes a multipart/form-data body with the file in a part named "file"');
-  // Their rows carry grants (roles, users, keys, scopes): written only through their own actions, whose checks see the body.
-  if (PROTECTED.has(collection.name)) throw new ApiError('FORBIDDEN', `${collection.name} rows cannot be imported`);
+  // Rows that carry grants (roles, users, keys, scopes) are refused by the store before the file is read.
+  ctx.store.refuseBulk(collection);
   if (relation !== undefined && !relation.toMany) throw new ApiError('BODY_INVALID', `${relation.name} holds one record: import into a collection or a to-many association`);
   const limits = ctx.imports ?? DEFAULT_IMPORT_LIMITS;
   const upload = await spoolUpload(body, limits);
@@ -211,7 +211,7 @@ async function runImport(
         details: { total: summary.total, invalid, errors: summary.errors },
       });
     }
-  });
+  }, IMPORT_WRITE);
   if (invalid > summary.errors.length) summary.invalid = invalid;
   return summary;
 }

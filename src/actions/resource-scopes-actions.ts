@@ -3,6 +3,7 @@ import { isRecord } from '../is-record.js';
 import { checkScopeFilter, checkScopeOn } from '../auth/resource-scopes.js';
 import { ROLES } from '../auth/system-collections.js';
 import type { Collection } from '../schema/collection.js';
+import { requireRoleChange } from '../store/role-changes.js';
 import type { ActionContext, ActionResult } from './action-context.js';
 import { countAction } from './count-action.js';
 import { createAction } from './create-action.js';
@@ -20,19 +21,6 @@ function checkScopeBody(ctx: ActionContext, body: Record<string, unknown>): void
   const collection = typeof resourceName === 'string' ? ctx.snapshot.get(resourceName) : undefined;
   if (collection === undefined) throw new ApiError('VALIDATION_FAILED', `resourceName: collection ${String(resourceName)} does not exist`, { field: 'resourceName' });
   checkScopeFilter(scope, collection, ctx.snapshot, 'scope');
-}
-
-/**
- * Changing a scope's filter changes the grants of every role naming it: a non-root caller
- * needs `update` on roles, and no role of its own may name it (nobody widens their own
- * grants, as `roles` refuses changing a role you hold). 403 otherwise.
- */
-function checkMayChangeRole(ctx: ActionContext, role: string): void {
-  const principal = ctx.request.principal;
-  if (ctx.grants.open || principal === undefined) return;
-  const roles = ctx.snapshot.get(ROLES);
-  if (roles === undefined || ctx.grants.scope(roles, 'update')?.denied === true) throw new ApiError('FORBIDDEN', `this scope is used by role ${role}: changing it needs update on roles`);
-  if (principal.roles.includes(role)) throw new ApiError('FORBIDDEN', `this scope is used by role ${role}, which you hold: you cannot change it`, { field: 'scope' });
 }
 
 /** The row ids an update or destroy names: these need a key (filterByTk), so the roles naming them can be checked. */
@@ -78,8 +66,11 @@ export function resourceScopesActions(collection: Collection): Record<string, (c
           checkScopeBody(ctx, merged);
           const id = Number(row.id);
           const scope = { id, resourceName: typeof merged.resourceName === 'string' && merged.resourceName !== '' ? merged.resourceName : null, scope: merged.scope ?? null };
+          const roles = ctx.snapshot.get(ROLES);
           for (const use of (await ctx.auth?.authenticator.scopeUses(id)) ?? []) {
-            checkMayChangeRole(ctx, use.role);
+            // Changing a scope's filter changes the grants of every role naming it: the store evaluates it as an update of that role.
+            if (roles === undefined) throw new ApiError('FORBIDDEN', `this scope is used by role ${use.role}: changing it needs update on roles`);
+            await requireRoleChange(ctx.store.read(ctx), roles, use.role, ctx.request.principal?.roles ?? [], 'this scope');
             const target = ctx.snapshot.get(use.collection);
             if (target !== undefined) checkScopeOn(scope, target, ctx.snapshot, `role ${use.role} uses it on ${use.collection}`);
           }

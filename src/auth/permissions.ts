@@ -4,6 +4,7 @@ import { bindFilter } from '../plan/bind-filter.js';
 import { and, FALSE_NODE, or, TRUE_NODE, type FilterNode } from '../plan/filter-node.js';
 import type { Collection } from '../schema/collection.js';
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
+import { GRANT_COLLECTIONS } from '../schema/system-collection-tables.js';
 import { DENIED, OPEN_GRANTS, type GrantAction as StoreGrantAction, type Grants, type Scope, type Scopes } from '../store/scope.js';
 import type { Principal } from '../request/principal.js';
 import { withUser } from './user-variables.js';
@@ -12,7 +13,7 @@ import { ownedRowsScope } from '../store/owned-rows.js';
 import { ownsRows, OWNER_COLUMN, resourceScope, strategyAction } from './role-strategy.js';
 import { scopedFilter, scopeRef, type ScopeRow } from './resource-scopes.js';
 import { WEBHOOKS } from '../webhooks/webhook-definitions.js';
-import { API_KEYS, GRANT_ACTIONS, ROLES, ROOT_ROLE, SCOPES, USERS } from './system-collections.js';
+import { API_KEYS, GRANT_ACTIONS, ROOT_ROLE, USERS } from './system-collections.js';
 
 /** Bound scope sets kept per node (by schema version, user, roles, collection and action). */
 const MAX_CACHED_SCOPES = 5000;
@@ -20,7 +21,7 @@ const MAX_CACHED_SCOPES = 5000;
 export type GrantAction = (typeof GRANT_ACTIONS)[number] & StoreGrantAction;
 
 /** Collections the strategy does not cover: only root or an explicit resource grant reaches them. */
-export const PROTECTED = new Set([USERS, ROLES, API_KEYS, SCOPES, 'collections']);
+export const PROTECTED: ReadonlySet<string> = new Set([...GRANT_COLLECTIONS, 'collections']);
 
 /**
  * One action of one collection as a role grants it: `own`, only rows whose `createdById` is

@@ -1,7 +1,6 @@
 import { PassThrough, Readable, pipeline } from 'node:stream';
 import { EventEmitter, once } from 'node:events';
 import { stringify } from 'csv-stringify';
-import ExcelJS from 'exceljs';
 import type { ItemBatches } from '../store/read-rows.js';
 import type { TimeZone } from '../request/time-zone.js';
 import { cellOf, csvText, type Cell } from './export-cells.js';
@@ -73,14 +72,16 @@ function isBacklogged(target: EventEmitter): boolean {
 /**
  * One worksheet written by exceljs's streaming WorkbookWriter: each row is committed (and
  * forgotten) as it is added, and the writer waits for the answer to drain between batches.
- * No shared strings, no styles: nothing grows with the row count.
+ * No shared strings, no styles: nothing grows with the row count. exceljs is loaded here, on
+ * the first XLSX export, not when the app starts (it is most of the app's load time).
  */
 export function xlsxStream(columns: readonly ExportColumn[], source: ItemBatches, zone: TimeZone | undefined, sheetName: string): Readable {
   const output = new PassThrough();
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: output, useSharedStrings: false, useStyles: false });
-  const sheet = workbook.addWorksheet(sheetName.slice(0, 31));
   const write = async (): Promise<void> => {
     try {
+      const { default: ExcelJS } = await import('exceljs');
+      const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: output, useSharedStrings: false, useStyles: false });
+      const sheet = workbook.addWorksheet(sheetName.slice(0, 31));
       sheet.addRow(columns.map((column) => column.title)).commit();
       let count = 0;
       for await (const row of rowsOf(columns, source, zone)) {

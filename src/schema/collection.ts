@@ -5,6 +5,7 @@ import { compileFieldValidator, type FieldValidator } from './field-validator.js
 import { decoderOf } from './row-decoder.js';
 import { placeLinkColumns } from './link-columns.js';
 import { systemRule } from './system-rules.js';
+import { carriesGrants } from './system-collection-tables.js';
 import { tableOf } from './table-of.js';
 import type { CollectionDef, Dialect, FieldDef, JsonValue, RelationDef } from './types.js';
 
@@ -105,6 +106,12 @@ export interface Collection {
   readonly managed: boolean;
   /** One of Corral's own collections (users, roles…): the collections API never drops or renames it (protected.ts). */
   readonly system: boolean;
+  /**
+   * Its rows carry grants (users, roles, API keys, named scopes: GRANT_COLLECTIONS): the store
+   * writes them one row at a time through their own actions and refuses a bulk write (an
+   * import) into them; a role's strategy never covers them (auth/permissions.ts).
+   */
+  readonly carriesGrants: boolean;
   /** `def.view === true`: rows are read, never written. */
   readonly view: boolean;
   /** `def.filterTargetKey !== ''`: keys in paths and filterByTk have a field to match. */
@@ -169,6 +176,7 @@ export function compileCollection(def: CollectionDef, dialect: Dialect): Collect
     def,
     managed: def.managed !== false,
     system: isSystemCollection(def.name),
+    carriesGrants: carriesGrants(def.name),
     view: def.view === true,
     keyed,
     renamed: fieldList.some((field) => field.column !== field.name),

@@ -6,6 +6,7 @@ import { fieldInIndexes, indexChanges, normalizeIndexes } from './collection-ind
 import { addColumn, addForeignKey, createCollectionIndex, createTable, dropCollectionIndex, dropColumn, dropTable, rebuildTable } from './ddl.js';
 import { MAX_FIELDS_PER_COLLECTION } from './normalize-collection.js';
 import { notManaged } from './not-managed.js';
+import { checkCollectionChange, isBuiltInField, isSystemCollection } from './protected.js';
 import { invalid } from './normalize-field.js';
 import { resolveRelation } from './resolve-relation.js';
 import { reverseInput } from './reverse-field.js';
@@ -143,7 +144,11 @@ export class SchemaWork {
       const through = relation.through!;
       const throughDef = this.#defs.get(through);
       const stillUsed = uses.some(({ relation: r }) => r.through === through || r.target === through);
-      if (throughDef !== undefined && !unmanaged(throughDef) && !stillUsed && (throughDef.relations ?? []).length === 0) this.dropCollection(through);
+      if (throughDef !== undefined && isSystemCollection(through)) {
+        // A system collection a client's relation went through stays (protected.ts): only the key columns the relation added go.
+        this.#dropColumnIfUnused(through, relation.foreignKey, uses);
+        this.#dropColumnIfUnused(through, relation.otherKey!, uses);
+      } else if (throughDef !== undefined && !unmanaged(throughDef) && !stillUsed && (throughDef.relations ?? []).length === 0) this.dropCollection(through);
       else if (throughDef !== undefined) this.#dropColumnIfUnused(through, relation.foreignKey, uses);
       return;
     }
@@ -152,6 +157,7 @@ export class SchemaWork {
   }
 
   dropCollection(name: string): void {
+    checkCollectionChange(this.get(name), 'dropping it');
     if (unmanaged(this.get(name))) this.#unmanaged.add(name);
     this.#droppedTables.set(name, tableOf(this.get(name)));
     this.#defs.delete(name);
@@ -177,7 +183,8 @@ export class SchemaWork {
     });
     if (stillUsed) return;
     const field = owner.fields.find((f) => f.name === column);
-    if (field === undefined) return;
+    // A built-in field of a system collection stays whatever relation used it (protected.ts).
+    if (field === undefined || isBuiltInField(collection, field)) return;
     const covered = fieldInIndexes(owner, column, 'drop the relation');
     if (covered !== undefined) throw covered;
     owner.fields = owner.fields.filter((f) => f !== field);

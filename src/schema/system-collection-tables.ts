@@ -26,3 +26,17 @@ export type SystemCollectionName = keyof typeof SYSTEM_COLLECTION_TABLES;
 export function systemCollectionNames(): readonly SystemCollectionName[] {
   return Object.keys(SYSTEM_COLLECTION_TABLES) as SystemCollectionName[];
 }
+
+/**
+ * The system collections whose rows carry grants (who may do what: users and their roles,
+ * roles, API keys, named scopes): `Collection.carriesGrants`. The store writes them one row at
+ * a time through their own actions, whose checks see the body, and refuses a bulk write (an
+ * import) into them (store/write-mode.ts IMPORT_WRITE). The strategy of a role never covers
+ * them (auth/permissions.ts).
+ */
+export const GRANT_COLLECTIONS: ReadonlySet<SystemCollectionName> = new Set(['users', 'roles', 'apiKeys', 'rolesResourcesScopes']);
+
+/** Whether the rows of the collection named `name` carry grants (GRANT_COLLECTIONS). */
+export function carriesGrants(name: string): boolean {
+  return (GRANT_COLLECTIONS as ReadonlySet<string>).has(name);
+}

@@ -104,6 +104,11 @@ export class Store {
     return this.#system;
   }
 
+  /** 403 FORBIDDEN when `collection`'s rows carry grants (`Collection.carriesGrants`): an import is refused before its file is read. */
+  refuseBulk(collection: Collection): void {
+    if (collection.carriesGrants) throw new ApiError('FORBIDDEN', `${collection.name} rows cannot be imported`);
+  }
+
   /** The secret list cursors are signed with, loaded (or stored) once. */
   cursorSecret(): Promise<Buffer> {
     this.#cursorSecret ??= loadCursorSecret(this.#database.db, this.options.cursorSecret).catch((error: unknown) => {
@@ -179,6 +184,8 @@ export class Store {
     plan: WritePlan = GENERAL_WRITE,
   ): Promise<T> {
     const { db, dialect } = this.#database;
+    // Rows that carry grants are written one at a time by their own actions, never in bulk.
+    if (plan.bulk === true) this.refuseBulk(collection);
     for (let attempt = 1; ; attempt++) {
       try {
         let unit!: UnitOfWork;

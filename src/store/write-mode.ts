@@ -74,12 +74,16 @@ export interface PostgresFusedMode {
 /** A write plan: whether the work is one statement, atomic by itself. Shared constants: no allocation per write. */
 export interface WritePlan {
   readonly oneStatement: boolean;
+  /** A bulk write (an import): refused on the collections whose rows carry grants (GRANT_COLLECTIONS). */
+  readonly bulk?: true;
 }
 
 const ONE_STATEMENT: WritePlan = { oneStatement: true };
 const MANY_STATEMENTS: WritePlan = { oneStatement: false };
 /** A write that states no facts (links, moves, nested creates of other routes): always a transaction. */
 export const GENERAL_WRITE: WritePlan = MANY_STATEMENTS;
+/** An import: many statements in one transaction, refused on collections whose rows carry grants. */
+export const IMPORT_WRITE: WritePlan = Object.freeze({ oneStatement: false, bulk: true as const });
 
 /**
  * Whether a write is one `INSERT/UPDATE/DELETE … RETURNING`, atomic by itself: one flat row

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { call } from './api';
 import { href, navigate, onLink } from './router';
-import { referencesTo, SYSTEM_COLLECTIONS, type Collection } from './schema';
+import { isSystemCollection, referencesTo, type Collection } from './schema';
 import { Confirm, FieldError, fieldErrorsOf, Problems, useAction } from './ui';
 
 /** Every collection: create one, retitle, drop (naming what the drop takes with it). */
@@ -39,7 +39,9 @@ export function CollectionsScreen({ collections, onChanged }: { collections: Col
       await onChanged();
     });
 
-  const own = collections.filter((collection) => !SYSTEM_COLLECTIONS.has(collection.name));
+  // System collections (users, roles…) are listed apart, with no Drop button: the API refuses to drop them.
+  const own = collections.filter((collection) => !isSystemCollection(collection));
+  const system = collections.filter(isSystemCollection);
   return (
     <section aria-labelledby="collections-title">
       <h1 id="collections-title">Collections</h1>
@@ -90,12 +92,25 @@ export function CollectionsScreen({ collections, onChanged }: { collections: Col
         </table>
       </div>
       {own.length === 0 && <p>No collections yet.</p>}
-      <h2>System collections</h2>
-      <p class="muted">
-        {collections.filter((collection) => SYSTEM_COLLECTIONS.has(collection.name)).map((collection) => (
-          <a href={href('collections', collection.name)} onClick={onLink} class="chip">{collection.name}</a>
-        ))}
-      </p>
+      <h2 id="system-collections-title">System collections</h2>
+      <p class="muted">Corral's own collections: their rows are yours to manage, but they cannot be dropped or renamed, nor their built-in fields changed.</p>
+      <div class="table-wrap">
+        <table class="grid" aria-labelledby="system-collections-title">
+          <thead>
+            <tr><th scope="col">Name</th><th scope="col">Title</th><th scope="col">Fields</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr>
+          </thead>
+          <tbody>
+            {system.map((collection) => (
+              <tr key={collection.name} data-system-collection={collection.name}>
+                <td><a href={href('collections', collection.name)} onClick={onLink}>{collection.name}</a></td>
+                <td>{collection.title ?? ''}</td>
+                <td>{collection.fields.length}</td>
+                <td class="actions"><a href={href('collections', collection.name, 'fields')} onClick={onLink}>Fields</a></td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       <form onSubmit={create} class="card" aria-labelledby="new-collection">
         <h2 id="new-collection">New collection</h2>
         <label>Name<input name="name" required pattern="[A-Za-z_][A-Za-z0-9_]{0,62}" value={name} onInput={(e) => setName(e.currentTarget.value)} aria-describedby="new-collection-name-error" /></label>

@@ -73,6 +73,7 @@ function flags(field: Field): string {
   if (field.index) out.push('index');
   if (field.searchable) out.push('searchable');
   if (field.system !== undefined) out.push('system');
+  if (field.builtIn === true && field.system === undefined) out.push('built-in');
   return out.join(', ');
 }
 
@@ -147,7 +148,7 @@ export function FieldsScreen({ collection, collections, onChanged }: { collectio
                 <td>{flags(field)}</td>
                 <td>{keysOf(field)}</td>
                 <td class="actions">
-                  {field.system === undefined && !field.primaryKey && (
+                  {field.system === undefined && !field.primaryKey && field.builtIn !== true && (
                     <>
                       <button type="button" onClick={() => edit(field)} aria-label={`Edit field ${field.name}`}>Edit</button>
                       <button type="button" class="danger" onClick={() => setDropping(field.name)} aria-label={`Drop field ${field.name}`}>Drop</button>

@@ -27,6 +27,8 @@ export interface Field {
   references?: { collection: string; key: string; onDelete?: string };
   /** attachment: one file or several. */
   multiple?: boolean;
+  /** A field a system collection is made with: the API refuses to drop or reshape it. */
+  builtIn?: boolean;
 }
 
 export interface Collection {
@@ -35,13 +37,21 @@ export interface Collection {
   filterTargetKey: string;
   fields: Field[];
   timestamps?: boolean;
+  /** One of Corral's own collections: the API refuses to drop or rename it. */
+  system?: boolean;
 }
 
 export const RELATION_TYPES = ['belongsTo', 'hasOne', 'hasMany', 'belongsToMany'] as const;
 export const SCALAR_TYPES = [
   'string', 'text', 'integer', 'bigInt', 'float', 'double', 'decimal', 'boolean', 'date', 'dateOnly', 'time', 'json', 'array', 'uuid', 'nanoid', 'password', 'sort',
 ] as const;
-export const SYSTEM_COLLECTIONS = new Set(['users', 'roles', 'apiKeys', 'webhooks', 'attachments']);
+/** The system collections' names, for a schema read from openapi.json (which carries no `system` flag). */
+const SYSTEM_NAMES = new Set(['users', 'roles', 'apiKeys', 'rolesResourcesScopes', 'webhooks', 'attachments']);
+
+/** One of Corral's own collections (`system: true` in collections:list): listed apart, never dropped. */
+export function isSystemCollection(collection: Collection): boolean {
+  return collection.system ?? SYSTEM_NAMES.has(collection.name);
+}
 
 export function isRelation(field: Field): boolean {
   return (RELATION_TYPES as readonly string[]).includes(field.type);

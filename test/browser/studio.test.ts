@@ -5,6 +5,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type BuiltApp } from '../../src/app.js';
 import { apiFor, TEST_ROOT, testConfig, type TestApi } from '../support/test-app.js';
+import { systemCollectionNames } from '../../src/schema/system-collection-tables.js';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/test-database.js';
 import { CHROMIUM, hasBrowser, openBrowser, screenshot, SCREENSHOTS, type Browser } from './browser-support.js';
 
@@ -75,6 +76,29 @@ for (const dialect of BROWSER_DIALECTS) {
       await page.getByRole('heading', { name: 'Collections', exact: true }).waitFor();
       await expect(page.getByTestId('current-user').textContent()).resolves.toBeTruthy();
       await screenshot(browser, `${dialect}-01-collections`);
+    }, 60_000);
+
+    it('lists the system collections apart, without Drop, and their built-in fields without Edit or Drop', async () => {
+      await page.goto(`${base}/studio/collections`);
+      const system = page.locator('tr[data-system-collection]');
+      await system.first().waitFor();
+      const names = await system.evaluateAll((rows) => rows.map((row) => row.getAttribute('data-system-collection')));
+      expect(names.sort()).toEqual([...systemCollectionNames()].sort());
+      expect(await system.getByRole('button').count()).toBe(0);
+      expect(await page.locator('tr[data-collection="users"]').count()).toBe(0);
+      await page.getByRole('heading', { name: 'System collections' }).scrollIntoViewIfNeeded();
+      await screenshot(browser, `${dialect}-01-system-collections`);
+      await system.filter({ hasText: 'users' }).getByRole('link', { name: 'Fields' }).click();
+      await page.locator('tr[data-field="email"]').waitFor();
+      for (const field of ['id', 'email', 'password', 'roles']) expect(await page.locator(`tr[data-field="${field}"]`).getByRole('button').count(), field).toBe(0);
+      // A field the client adds to users is the client's: it can be edited and dropped.
+      await addField(page, 'phone', 'string');
+      await expect(page.locator('tr[data-field="phone"]').getByRole('button', { name: 'Drop field phone' }).count()).resolves.toBe(1);
+      await screenshot(browser, `${dialect}-01-system-fields`);
+      expect((await api.del('/api/collections/users/fields/phone')).body).toEqual({ data: 1 });
+      // The next step starts where signing in left off.
+      await page.getByRole('link', { name: 'Collections' }).first().click();
+      await page.getByRole('heading', { name: 'Collections', exact: true }).waitFor();
     }, 60_000);
 
     it('creates collections with a string, integer, date, json, belongsTo and belongsToMany field', async () => {

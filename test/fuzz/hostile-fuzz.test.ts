@@ -22,20 +22,20 @@ for (const dialect of DIALECTS) {
 
     it('refuses foreign Origin and Host with 403 before any action runs and keeps only plain request ids', async () => {
       await fuzzCases(`browser headers on ${dialect}`, ctx.built.app, ctx.api, browserCase);
-    }, 120_000);
+    }, 300_000);
 
     it('answers odd methods, deep JSON, other charsets and wrong body shapes with 4xx in the envelope', async () => {
       await fuzzCases(`client mistakes on ${dialect}`, ctx.built.app, ctx.api, clientMistakeCase);
-    }, 120_000);
+    }, 300_000);
 
     it('answers the whole hostile mix in the envelope without 5xx', async () => {
       const mixed = requestArb({ hostile: true }).map((request) => ({ request, expect: { kind: 'no5xx' as const }, followUps: [] }));
       await fuzzCases(`hostile mix on ${dialect}`, ctx.built.app, ctx.api, mixed, 60);
-    }, 120_000);
+    }, 300_000);
 
     // Last: on a dialect that accepts a reserved field name, that collection may stay broken.
     it('refuses reserved names with 400 SCHEMA_INVALID and keeps over-long generated names from 5xx', async () => {
       await fuzzCases(`reserved names on ${dialect}`, ctx.built.app, ctx.api, reservedNameCase);
-    }, 120_000);
+    }, 300_000);
   });
 }

@@ -23,6 +23,6 @@ for (const dialect of DIALECTS) {
 
     it('answers every generated request in the envelope, never 5xx, and changes nothing on a 4xx write', async () => {
       await fuzzApp(dialect, ctx.built.app, ctx.api, requestArb({ hostile: false }));
-    }, 120_000);
+    }, 600_000);
   });
 }

@@ -7,7 +7,7 @@ import { contentKey } from '../../src/files/file-storage.js';
 import { JPEG, multipartBody, PDF, PNG, send, SVG, upload, type RawReply } from '../support/multipart.js';
 import { storedFiles } from '../support/stored-files.js';
 import { apiFor, useDialectApp, type TestApi } from '../support/test-app.js';
-import { DIALECTS } from '../support/test-database.js';
+import { DIALECTS, ONCE_DIALECT } from '../support/test-database.js';
 
 const MAX = 64 * 1024;
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
@@ -298,8 +298,8 @@ for (const dialect of DIALECTS) {
   });
 }
 
-describe('the OpenAPI document describes uploads and downloads', () => {
-  const ctx = useDialectApp(DIALECTS[0]!);
+describe.runIf(ONCE_DIALECT !== undefined)('the OpenAPI document describes uploads and downloads', () => {
+  const ctx = useDialectApp(ONCE_DIALECT ?? 'sqlite');
   it('has multipart bodies for attachments:create and attachment fields\' create, and the content download with Range', async () => {
     await ctx.api.collection({ name: 'posts', fields: [{ name: 'files', type: 'attachment' }, { name: 'title', type: 'string' }] });
     const doc = (await ctx.api.get('/api/openapi.json')).body;

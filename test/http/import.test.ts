@@ -314,9 +314,19 @@ for (const dialect of DIALECTS) {
     });
 
     it('a JSON body is 415; a to-one association has no import; system collections that carry grants are not imported', async () => {
-      const roles = await upload(ctx, ctx.api, '/api/roles:import', csv('name,strategy\r\nboss,"{""actions"":[""create""]}"\r\n'));
-      expect(roles.status, roles.text).toBe(403);
-      expect((await upload(ctx, ctx.api, '/api/users:import', csv('email\r\nx@corral.test\r\n'))).status).toBe(403);
+      // Every collection whose rows carry grants (Collection.carriesGrants): the store refuses the bulk write, root included
+      // (named scopes have only their own actions: no import at all).
+      const grantRows: Array<[string, string, number, string]> = [
+        ['roles', 'name,strategy\r\nboss,"{""actions"":[""create""]}"\r\n', 403, 'FORBIDDEN'],
+        ['users', 'email\r\nx@corral.test\r\n', 403, 'FORBIDDEN'],
+        ['apiKeys', 'name,role\r\nk,root\r\n', 403, 'FORBIDDEN'],
+        ['rolesResourcesScopes', 'name,scope\r\nall,{}\r\n', 404, 'ACTION_NOT_FOUND'],
+      ];
+      for (const [name, text, status, code] of grantRows) {
+        const reply = await upload(ctx, ctx.api, `/api/${name}:import`, csv(text));
+        expect(reply.status, `${name}: ${reply.text}`).toBe(status);
+        expect(reply.body.errors[0].code).toBe(code);
+      }
       const json = await ctx.api.post('/api/posts:import', { code: 'x' });
       expect(json.status, json.text).toBe(415);
       const form = await upload(ctx, ctx.api, '/api/posts:create', csv('code\r\nx\r\n'));

@@ -132,8 +132,8 @@ for (const dialect of DIALECTS) {
           if (status === 200) break;
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
+        // A 200 is the other node having seen the change (the loop's bound only stops a hang).
         expect(status).toBe(200);
-        expect(Date.now() - started).toBeLessThan(10_000);
       } finally {
         await other.close();
       }

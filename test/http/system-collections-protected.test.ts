@@ -138,6 +138,41 @@ for (const dialect of DIALECTS) {
       expect((await ctx.api.get('/api/users:list')).status).toBe(200);
     });
 
+    it('a relation through a system collection, or sharing a built-in key column, drops without taking them along', async () => {
+      await ctx.api.collection({ name: 'badges', fields: [{ name: 'title', type: 'string' }] });
+      expect((await ctx.api.post('/api/rolesResourcesScopes:create', { key: 'kept', name: 'Kept', scope: {} })).status).toBe(201);
+      const original = { scopes: await state(ctx.api, 'rolesResourcesScopes'), attachments: await state(ctx.api, 'attachments') };
+      // A belongsToMany through rolesResourcesScopes adds its key columns there (a client's fields)…
+      const through = await ctx.api.post('/api/collections/badges/fields:create', { name: 'scopes', type: 'belongsToMany', target: 'roles', through: 'rolesResourcesScopes', foreignKey: 'badgeId', otherKey: 'badgeRole' });
+      expect(through.status, through.text).toBe(201);
+      // …and a second relation shares attachments.createdById, the key column of the built-in createdBy.
+      const shared = await ctx.api.post('/api/collections/users/fields:create', { name: 'uploads', type: 'hasMany', target: 'attachments', foreignKey: 'createdById' });
+      expect(shared.status, shared.text).toBe(201);
+      expect((await ctx.api.del('/api/collections/badges/fields/scopes')).body).toEqual({ data: 1 });
+      expect((await ctx.api.del('/api/collections/users/fields/uploads')).body).toEqual({ data: 1 });
+      expect({ scopes: await state(ctx.api, 'rolesResourcesScopes'), attachments: await state(ctx.api, 'attachments') }).toEqual(original);
+      // Dropping the collection that made the relation takes it, never the system collection it went through.
+      expect((await ctx.api.post('/api/collections/badges/fields:create', { name: 'scopes', type: 'belongsToMany', target: 'roles', through: 'rolesResourcesScopes', foreignKey: 'badgeId', otherKey: 'badgeRole' })).status).toBe(201);
+      expect((await ctx.api.del('/api/collections/badges?cascade=true')).body).toEqual({ data: 1 });
+      expect(await state(ctx.api, 'rolesResourcesScopes')).toEqual(original.scopes);
+    });
+
+    it('a filter form names exactly one collection or field, and a built-in one is refused', async () => {
+      const cases: [string, number, string][] = [
+        ['/api/collections:destroy?filter[name]=users', 400, 'KEY_REQUIRED'],
+        ['/api/collections:destroy?filter[system]=true', 400, 'KEY_REQUIRED'],
+        ['/api/collections/users/fields:destroy?filter[name]=password', 400, 'KEY_REQUIRED'],
+        ['/api/fields:destroy?filter[collectionName]=users', 400, 'KEY_INVALID'],
+        ['/api/fields:destroy?filter[collectionName]=users&filter[name]=password', 409, 'COLLECTION_PROTECTED'],
+      ];
+      for (const [url, status, code] of cases) expectError(await ctx.api.post(url), status, code);
+      expect((await ctx.api.get('/api/collections/users/fields/password')).status).toBe(200);
+      // collections:setIndexes replaces the indexes a client declared: the built-in unique columns are field options, untouched.
+      const indexed = await ctx.api.post('/api/collections:setIndexes/users', { indexes: [] });
+      expect(indexed.status, indexed.text).toBe(200);
+      expect((await ctx.api.get('/api/collections/users/fields/email')).body.data).toMatchObject({ unique: true, builtIn: true });
+    });
+
     it('user collections are still dropped by every form', async () => {
       const forms: [string, (name: string) => Promise<Reply>][] = [
         ['DELETE', (name) => ctx.api.del(`/api/collections/${name}`)],

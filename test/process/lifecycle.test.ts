@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { createConnection, createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../support/test-database.js';
+import { createTestDatabase, DIALECTS, ONCE_DIALECT, type TestDatabase } from '../support/test-database.js';
 import { killAll, lines, sleep, spawnCorral, startCorral, waitFor, type CorralProcess } from './support.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -31,7 +31,8 @@ async function exitWithin(proc: CorralProcess, ms: number): Promise<{ code: numb
   }
 }
 
-describe('start-up refusals', () => {
+// Needs no database: runs in the pass with the dialect-free tests (not again in CI's PostgreSQL/MariaDB pass).
+describe.runIf(ONCE_DIALECT !== undefined)('start-up refusals', () => {
   const cases: Array<{ setting: string; env: Record<string, string> }> = [
     { setting: 'PORT', env: { PORT: 'abc' } },
     { setting: 'DATABASE_URL', env: { DATABASE_URL: 'ftp://x' } },
@@ -85,13 +86,13 @@ describe('start-up refusals', () => {
       await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
       const { port } = silent.address() as AddressInfo;
       try {
-        const started = Date.now();
+        // The silent server keeps every socket open until `finally`: the process can only have
+        // given up through its connect timeout (no clock is read here).
         const result = await failedStart({ DATABASE_URL: `${scheme}://root@127.0.0.1:${port}/x`, CORRAL_DB_CONNECT_TIMEOUT_MS: '500' });
         expect(result.code).toBe(1);
         expect(result.stderr, result.stderr.join('\n')).toHaveLength(1);
         expect(result.stderr[0]).toMatch(/^corral: cannot start: /);
-        // The process start itself takes a moment; the database part is one connect timeout.
-        expect(Date.now() - started).toBeLessThan(5000);
+        expect(sockets.size).toBeGreaterThan(0);
       } finally {
         for (const socket of sockets) socket.destroy();
         silent.close();
@@ -190,7 +191,7 @@ describe('service endpoints', () => {
   }
 });
 
-describe('graceful shutdown', () => {
+describe.runIf(DIALECTS.includes('sqlite'))('graceful shutdown', () => {
   const ROWS = 20_000;
   let database: TestDatabase;
   beforeAll(async () => {
@@ -257,12 +258,10 @@ describe('graceful shutdown', () => {
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
     socket.write('POST /api/x:create HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"n":');
     await sleep(100);
-    const started = Date.now();
     proc.child.kill('SIGTERM');
-    const exit = await exitWithin(proc, 9000);
+    const exit = await exitWithin(proc, 20_000);
     socket.destroy();
-    // 300 ms configured, 10 s by default: under 8 s tells them apart, even on a loaded machine.
-    expect(Date.now() - started).toBeLessThan(8000);
+    // The configured 300 ms, not the 10 s default, is what ended it: the log line below names it (no clock is read).
     expect(exit.signal, proc.stdout()).toBe('SIGKILL');
     // The exit can be reported before the last of its stdout has been read.
     await waitFor(async () => proc.stdout().includes('shutdown took longer than 300 ms'), 'the timeout log line', 2000).catch((error: unknown) => { throw new Error(`${String(error)}: ${proc.stdout()}`); });

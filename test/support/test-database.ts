@@ -14,6 +14,13 @@ export const DIALECTS: Dialect[] = (process.env.CORRAL_TEST_DIALECTS ?? 'sqlite,
   .map((name) => name.trim())
   .filter((name): name is Dialect => name === 'sqlite' || name === 'postgres' || name === 'mysql');
 
+/**
+ * The dialect of a test that runs once, on one database: the first of DIALECTS (SQLite unless the
+ * list leaves it out), or none in a run without the dialect-free files (CORRAL_TEST_DIALECT_FREE=0,
+ * CI's second pass: its first pass ran the test on SQLite already).
+ */
+export const ONCE_DIALECT: Dialect | undefined = process.env.CORRAL_TEST_DIALECT_FREE === '0' ? undefined : DIALECTS[0];
+
 const PG_ADMIN_URL = process.env.CORRAL_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const MYSQL_ADMIN_URL = process.env.CORRAL_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/';
 

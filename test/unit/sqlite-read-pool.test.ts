@@ -39,12 +39,10 @@ describe('SqliteReadPool', () => {
     const pool = new SqliteReadPool({ file, size: 1, timeoutMs: 50, statementCache: 10 });
     try {
       await pool.run('select 1 as one', []);
-      const started = performance.now();
       const error = await pool.run(SLOW, []).then(() => undefined, (caught: unknown) => caught);
-      // Answered at the timeout, not when the statement would have ended.
-      expect(performance.now() - started).toBeLessThan(900);
       expect(error).toMatchObject({ code: SQLITE_READ_TIMEOUT });
       expect(classifyDriverError(error, 'sqlite').kind).toBe('unavailable');
+      // Answered at the timeout, not when the statement ended: its thread is still running it (no clock read).
       expect(pool.threads).toEqual({ live: 0, abandoned: 1 });
       expect(await pool.run('select name from t', [])).toEqual([{ name: 'one' }]);
       expect(pool.threads.live).toBe(1);
