@@ -105,6 +105,7 @@ for (const dialect of DIALECTS) {
         { name: 'mixed', strategy: { actions: ['view', 'create'] }, resources: [{ name: 'notes', actions: [{ name: 'view', scope: 'own' }, { name: 'create' }, { name: 'update', scope: 'own' }] }, { name: 'attachments', actions: [{ name: 'view' }, { name: 'create' }, { name: 'update', scope: 'own' }] }, { name: 'secrets', actions: [] }] },
         { name: 'titleonly', strategy: { actions: [] }, resources: [{ name: 'notes', actions: [{ name: 'view', fields: ['id', 'title'] }] }] },
         { name: 'fullview', strategy: { actions: [] }, resources: [{ name: 'notes', actions: [{ name: 'view' }] }] },
+        { name: 'ownfiles', strategy: { actions: [] }, resources: [{ name: 'notes', actions: [{ name: 'view' }] }, { name: 'attachments', actions: [{ name: 'view', scope: 'own', fields: ['id', 'filename'] }] }] },
       ];
       for (const role of roles) {
         const made = await ctx.api.post('/api/roles:create', role);
@@ -139,6 +140,7 @@ for (const dialect of DIALECTS) {
       const before = await rows();
       const reply = await importCsv(ctx.built, mixedAuth, '/api/attachments:import', `filename,mimetype,size,sha256,storage,path\r\nx.txt,text/plain,3,${ids.secretSha},local,${ids.secretPath}\r\n`);
       expect(reply.status, reply.text).toBe(400);
+      expect(reply.text).toContain('IMPORT_INVALID');
       expect(reply.text).toContain('UPLOAD_REQUIRED');
       expect(await rows()).toBe(before);
     });
@@ -223,6 +225,11 @@ for (const dialect of DIALECTS) {
       expect(full.raw.toString()).toBe('shared words\n');
       expect((await content(id, as.mixed!)).status).toBe(404);
       expect((await content(id, root)).status).toBe(200);
+      // A grant on attachments neither widens nor narrows the rows (its field list narrows the fields): the owning row decides.
+      expect((await content(id, as.ownfiles!)).status).toBe(200);
+      const listed = await send(ctx.built, 'GET', `/api/attachments:list?filter=${encodeURIComponent(JSON.stringify({ id }))}`, as.ownfiles!);
+      expect(listed.json.data).toEqual([{ id, filename: 'shared.txt' }]);
+      expect((await content(ids.secret, as.ownfiles!)).status).toBe(404);
     });
 
     it('uploads still work: an own unlinked upload reads, linked to an own note it still reads, and root reads everything', async () => {
