@@ -1,3 +1,4 @@
+import { Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiFor, useDialectApp, type TestApi } from '../support/test-app.js';
@@ -102,8 +103,8 @@ for (const dialect of DIALECTS) {
       expect(reply.status, reply.text).toBe(200);
       return encodeURIComponent(reply.body.data.ticket as string);
     };
-    const stream = (url: string, headers: Record<string, string> = {}): SseClient => {
-      const client = openSse(`${base}${url}`, headers);
+    const stream = (url: string, headers: Record<string, string> = {}, agent?: Agent): SseClient => {
+      const client = openSse(`${base}${url}`, headers, agent);
       open.push(client);
       return client;
     };
@@ -172,6 +173,28 @@ for (const dialect of DIALECTS) {
         again.close();
       });
     }
+
+    it('a stream the server ended leaves its connection as the client asked: Connection: close is closed, keep-alive carries the next request', async () => {
+      for (const connection of ['close', 'keep-alive']) {
+        const subject = await subjectFor(`connection ${connection}`);
+        const headers = { ...(await signIn(subject).authHeaders()), connection };
+        // One socket: the second stream goes on the first one's connection when it is kept.
+        const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+        const first = stream('/api/notes:subscribe', headers, agent);
+        await live(first, `first ${connection}`);
+        expect((await first.headers).connection).toBe(connection);
+        await ok(ctx.api.post(`/api/users:update/${subject.id}`, { disabled: true }));
+        await within(first.ended, 'the end of the first stream');
+        expect(first.events.at(-1)?.event).toBe('revoked');
+        await ok(ctx.api.post(`/api/users:update/${subject.id}`, { disabled: false }));
+        // Before, the server answered keep-alive to Connection: close, the client reused the connection, and Node refused the request there (400).
+        const second = stream('/api/notes:subscribe', headers, agent);
+        expect(await within(second.status, 'the second answer'), await second.text).toBe(200);
+        await live(second, `second ${connection}`);
+        second.close();
+        agent.destroy();
+      }
+    });
 
     it('a change that leaves the caller its access keeps the stream open and delivering', async () => {
       const subject = await subjectFor('unrelated');
