@@ -11,9 +11,6 @@ import type { Store } from '../store/store.js';
 export interface StreamCaller {
   readonly request: ApiRequest;
   readonly principal: Principal;
-  /** The Authorization header and X-Role it opened with (an API key authenticates afresh). */
-  readonly authorization: string | undefined;
-  readonly role: string | undefined;
   readonly authenticator: Authenticator;
   readonly store: Store;
   readonly schema: SchemaManager;
@@ -28,7 +25,7 @@ export interface StreamCaller {
  */
 export function streamRecheck(caller: StreamCaller): StreamRecheck {
   return async () => {
-    const principal = await caller.authenticator.recheck(caller.principal, caller.authorization, caller.role);
+    const principal = await caller.authenticator.recheck(caller.principal);
     const request: ApiRequest = { ...caller.request, principal };
     const snapshot = caller.schema.snapshot;
     const access = await caller.authenticator.access(principal);
