@@ -156,8 +156,9 @@ export class Authenticator {
    */
   async recheck(principal: Principal): Promise<Principal> {
     const entry = await this.#principals.user(String(principal.user.id), false);
-    let refused = entry === undefined ? 'the user no longer exists' : ticketRefusal(entry, { ...principal, ...(principal.apiKeyId === undefined ? {} : { apiKey: { id: principal.apiKeyId, credential: principal.keyCredential ?? '' } }) });
-    if (refused === undefined && principal.apiKeyId !== undefined) refused = await this.#keyRefusal(entry!, { id: principal.apiKeyId, credential: principal.keyCredential ?? '' });
+    const key = principal.apiKeyId === undefined ? undefined : { id: principal.apiKeyId, credential: principal.keyCredential ?? '' };
+    let refused = entry === undefined ? 'the user no longer exists' : ticketRefusal(entry, { ...principal, ...(key === undefined ? {} : { apiKey: key }) });
+    if (refused === undefined && key !== undefined) refused = await this.#keyRefusal(entry!, key);
     if (refused === undefined && this.tokens.isRevoked(principal.tokenId)) refused = 'the token has been signed out';
     if (refused !== undefined) throw new ApiError('STREAM_REVOKED', refused);
     return { ...principal, user: entry!.user };
