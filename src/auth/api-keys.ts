@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../errors/api-error.js';
 import type { Collection } from '../schema/collection.js';
+import { credentialOf } from './credentials.js';
 import type { Principal } from '../request/principal.js';
 import type { SystemReads } from '../store/system/system-reads.js';
 import { API_KEYS, ROOT_ROLE } from './system-collections.js';
@@ -66,6 +67,19 @@ export function apiKeyClaims(userId: unknown, keyId: unknown, role: string): Rec
 }
 
 /**
+ * How a request shows it holds a key: the key's own token (compared with the stored digest),
+ * or the key's credential (a digest of that digest, credentialOf) that a stream ticket asked
+ * with the key carries into the token Corral signs for that one stream (docs/events.md#revocation).
+ */
+export type KeyProof = { readonly token: string } | { readonly credential: string };
+
+/** A key that stands: the roles a request made with it acts with, and the key's credential. */
+export interface KeyStanding {
+  readonly roles: string[];
+  readonly credential: string;
+}
+
+/**
  * The roles a request made with an API key acts with: the key's role, as its creator (401
  * AUTH_INVALID_TOKEN when the key was destroyed, its creator deleted, or the creator no longer
  * holds the role; a disabled creator is refused before).
@@ -73,13 +87,15 @@ export function apiKeyClaims(userId: unknown, keyId: unknown, role: string): Rec
 export async function apiKeyRoles(
   reads: SystemReads,
   keys: Collection,
-  request: { id: string; token: string; user: Principal['user']; held: readonly string[] },
-): Promise<string[]> {
-  const { id, token, user, held } = request;
+  request: { id: string; proof: KeyProof; user: Principal['user']; held: readonly string[] },
+): Promise<KeyStanding> {
+  const { id, proof, user, held } = request;
   // One indexed read by key; the digest is compared as stored (a password field decodes to nothing).
   const raw = await reads.byId(keys, KEY_COLUMNS, id);
   const key = raw === undefined ? undefined : keys.decode(raw, KEY_FIELDS.get(keys) ?? keyFields(keys));
-  if (raw === undefined || key === undefined || raw.tokenHash !== tokenHash(token) || String(key.userId) !== String(user.id)) {
+  const stored = typeof raw?.tokenHash === 'string' ? raw.tokenHash : undefined;
+  const proven = stored !== undefined && ('token' in proof ? stored === tokenHash(proof.token) : credentialOf(stored) === proof.credential);
+  if (raw === undefined || key === undefined || !proven || String(key.userId) !== String(user.id)) {
     throw new ApiError('AUTH_INVALID_TOKEN', 'the API key has been revoked');
   }
   // A key older than its user was made by a deleted user whose id came back (given explicitly, a restored dump).
@@ -88,7 +104,7 @@ export async function apiKeyRoles(
   // The key acts as its creator restricted to its role, and stops while the creator lacks it.
   const role = String(key.role);
   if (!held.includes(role) && !held.includes(ROOT_ROLE)) throw new ApiError('AUTH_INVALID_TOKEN', 'the API key\'s role has been taken from its creator');
-  return [role];
+  return { roles: [role], credential: credentialOf(stored) };
 }
 
 const KEY_COLUMNS = ['role', 'tokenHash', 'userId', 'createdAt'] as const;

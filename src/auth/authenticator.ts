@@ -5,6 +5,7 @@ import { hashPassword, verifyPassword } from '../schema/field-types/password-typ
 import type { SchemaSnapshot } from '../schema/schema-snapshot.js';
 import type { SystemDoor } from '../store/system/system-door.js';
 import type { SystemReads } from '../store/system/system-reads.js';
+import { apiKeyRoles } from './api-keys.js';
 import { scopeUses } from './resource-scopes.js';
 import type { Access } from './permissions.js';
 import type { Principal } from '../request/principal.js';
@@ -13,7 +14,7 @@ import { PrincipalLoader, rolesOf, type User, type UserEntry } from './principal
 import { accountKey, SignInLimiter } from './rate-limiter.js';
 import { StreamTickets, type TicketHolder } from './stream-ticket.js';
 import { RoleAccess } from './role-access.js';
-import { ROLES, USERS } from './system-collections.js';
+import { API_KEYS, ROLES, USERS } from './system-collections.js';
 import { TokenVerifier } from './token-verifier.js';
 import type { Clock } from './ttl-cache.js';
 
@@ -130,35 +131,50 @@ export class Authenticator {
   /**
    * The token a redeemed stream ticket opens its stream with, for its user as stored now: 401
    * STREAM_TICKET_REVOKED when the user is gone or disabled, its password changed since the
-   * ticket was asked (a sign-in token's ticket), or a role the ticket was asked with was taken
-   * away. The token carries the credential and roles just checked, so the open stream stops
-   * at the next such change too (its re-check authenticates with it).
+   * ticket was asked (a sign-in token's ticket), a role the ticket was asked with was taken
+   * away, or the API key it was asked with was destroyed or lost its role. The token carries
+   * what was just checked (the credential and roles, or the key and its credential), so the
+   * open stream stops at the next such change too (its re-check compares with it).
    */
   async ticketToken(holder: TicketHolder, ttlSeconds: number): Promise<string> {
     const entry = await this.#principals.user(holder.userId, true);
-    const refused = entry === undefined ? 'the user of the ticket no longer exists' : ticketRefusal(entry, holder);
+    let refused = entry === undefined ? 'the user of the ticket no longer exists' : ticketRefusal(entry, holder);
+    if (refused === undefined && holder.apiKey !== undefined) refused = await this.#keyRefusal(entry!, holder.apiKey);
     if (refused !== undefined) throw new ApiError('STREAM_TICKET_REVOKED', refused);
+    // A key's stream acts as the key (its role, its row checked); the key's own token is never re-sent.
+    if (holder.apiKey !== undefined) return this.sign({ sub: String(entry!.user.id), key: holder.apiKey.id, kc: holder.apiKey.credential }, ttlSeconds);
     return this.#signInToken(entry!.user, entry!.credential, ttlSeconds);
   }
 
   /**
-   * The principal of an open event stream as its user is stored now (read again after a change
-   * of users or roles: the caches were dropped), or 401 STREAM_REVOKED when it no longer stands:
-   * the user is gone or disabled, the password changed (a sign-in token), a role it acts with
-   * was taken away, or its token was signed out. The token's expiry is not checked again: a
-   * stream outlives it as before (an API key, whose row decides, authenticates afresh).
+   * The principal of an open event stream as its user (and API key) is stored now (read again
+   * after a change of users, roles or keys: the caches were dropped), or 401 STREAM_REVOKED when
+   * it no longer stands: the user is gone or disabled, the password changed (a sign-in token),
+   * a role it acts with was taken away, the API key it acts with was destroyed or its creator
+   * lost the key's role, or its token was signed out. The token's expiry is not checked again:
+   * a stream outlives it as before.
    */
-  async recheck(principal: Principal, authorization: string | undefined, role: string | undefined): Promise<Principal> {
-    if (principal.apiKeyId !== undefined) {
-      return this.authenticate(authorization, role).catch((error: unknown) => {
-        throw new ApiError('STREAM_REVOKED', error instanceof ApiError ? error.message : undefined, { cause: error });
-      });
-    }
+  async recheck(principal: Principal): Promise<Principal> {
     const entry = await this.#principals.user(String(principal.user.id), false);
-    let refused = entry === undefined ? 'the user no longer exists' : ticketRefusal(entry, principal);
+    const key = principal.apiKeyId === undefined ? undefined : { id: principal.apiKeyId, credential: principal.keyCredential ?? '' };
+    let refused = entry === undefined ? 'the user no longer exists' : ticketRefusal(entry, { ...principal, ...(key === undefined ? {} : { apiKey: key }) });
+    if (refused === undefined && key !== undefined) refused = await this.#keyRefusal(entry!, key);
     if (refused === undefined && this.tokens.isRevoked(principal.tokenId)) refused = 'the token has been signed out';
     if (refused !== undefined) throw new ApiError('STREAM_REVOKED', refused);
     return { ...principal, user: entry!.user };
+  }
+
+  /** Why an API key no longer stands for its creator as stored now (destroyed, another key, the role taken away), or undefined. */
+  async #keyRefusal(entry: UserEntry, key: { readonly id: string; readonly credential: string }): Promise<string | undefined> {
+    const keys = this.snapshot().get(API_KEYS);
+    if (keys === undefined) return 'the API key has been revoked';
+    try {
+      await apiKeyRoles(this.#reads, keys, { id: key.id, proof: { credential: key.credential }, user: entry.user, held: rolesOf(entry.user) });
+      return undefined;
+    } catch (error) {
+      if (error instanceof ApiError) return error.message;
+      throw error;
+    }
   }
 
   /** `cv`: the password's credential; `rl`: the roles held now (a token stops when one is taken away). */
@@ -187,10 +203,15 @@ export class Authenticator {
   }
 }
 
-/** Why a ticket (or an open stream's principal) no longer stands for its user as stored now, or undefined when it does. */
-function ticketRefusal(entry: UserEntry, holder: Pick<TicketHolder, 'credential' | 'roles'>): string | undefined {
+/**
+ * Why a ticket (or an open stream's principal) no longer stands for its user as stored now, or
+ * undefined when it does. An API key's role is checked with its row (#keyRefusal): root's keys
+ * may act with a role root does not hold.
+ */
+function ticketRefusal(entry: UserEntry, holder: Pick<TicketHolder, 'credential' | 'roles' | 'apiKey'>): string | undefined {
   if (entry.user.disabled === true) return 'the user has been disabled';
   if (holder.credential !== undefined && holder.credential !== entry.credential) return 'the password has changed since; sign in again';
+  if (holder.apiKey !== undefined) return undefined;
   const held = rolesOf(entry.user);
   if (holder.roles.some((role) => !held.includes(role))) return 'a role it acts with has been taken from the user; sign in again';
   return undefined;

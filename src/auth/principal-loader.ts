@@ -103,9 +103,14 @@ export class PrincipalLoader {
     if (user.disabled === true) throw new ApiError('AUTH_INVALID_TOKEN', 'the user is disabled');
     let held = rolesOf(user);
     let apiKeyId: string | undefined;
+    let keyCredential: string | undefined;
     if (typeof payload.key === 'string') {
       apiKeyId = payload.key;
-      held = await apiKeyRoles(this.reads, this.snapshot().get(API_KEYS)!, { id: apiKeyId, token, user, held });
+      // `kc`: a token Corral signed for one stream opened with a ticket asked with the key (Authenticator.ticketToken).
+      const proof = typeof payload.kc === 'string' ? { credential: payload.kc } : { token };
+      const standing = await apiKeyRoles(this.reads, this.snapshot().get(API_KEYS)!, { id: apiKeyId, proof, user, held });
+      held = standing.roles;
+      keyCredential = standing.credential;
     }
     const refused = refusal(payload, userEntry.credential, held, apiKeyId !== undefined);
     if (refused !== undefined) throw new ApiError('AUTH_INVALID_TOKEN', refused);
@@ -115,7 +120,7 @@ export class PrincipalLoader {
       if (!held.includes(requestedRole)) throw new ApiError('FORBIDDEN', `you do not have the role ${requestedRole}`);
       roles = [requestedRole];
     }
-    const principal: Principal = { user, roles, tokenId: jti, expiresAt: exp * 1000, ...(apiKeyId === undefined ? { credential: userEntry.credential } : { apiKeyId }) };
+    const principal: Principal = { user, roles, tokenId: jti, expiresAt: exp * 1000, ...(apiKeyId === undefined ? { credential: userEntry.credential } : { apiKeyId, keyCredential }) };
     // Kept no longer than the token's claims and the user's row it was built from.
     const life = Math.min(this.tokens.verifiedFor(token), this.#users.remaining(sub));
     if (apiKeyId === undefined && this.#users.get(sub) === userEntry) {

@@ -27,6 +27,9 @@ interface TicketClaims {
   readonly v?: string;
   /** The roles the ticket was asked with: taking one from the user voids the ticket. */
   readonly l: readonly string[];
+  /** The API key it was asked with (id and credential): destroying the key voids the ticket. */
+  readonly k?: string;
+  readonly kv?: string;
   /** Expiry, ms since the epoch. */
   readonly e: number;
   /** A random id, what makes it single-use. */
@@ -39,8 +42,10 @@ export interface TicketHolder {
   readonly role?: string;
   /** The credential the ticket was asked with (none: asked with an API key, which a password change leaves alone). */
   readonly credential?: string;
-  /** The roles the ticket was asked with: the user must still hold each. */
+  /** The roles the ticket was asked with: the user must still hold each (an API key's: its row decides). */
   readonly roles: readonly string[];
+  /** The API key it was asked with: the key must still stand (not destroyed, its creator holding its role). */
+  readonly apiKey?: { readonly id: string; readonly credential: string };
 }
 
 /**
@@ -96,6 +101,7 @@ export class StreamTickets {
       t: principal.tokenId,
       ...(principal.credential === undefined ? {} : { v: principal.credential }),
       l: principal.roles,
+      ...(principal.apiKeyId === undefined ? {} : { k: principal.apiKeyId, kv: principal.keyCredential ?? '' }),
       e: expires,
       n: randomBytes(12).toString('base64url'),
     };
@@ -125,7 +131,8 @@ export class StreamTickets {
     if (this.#redeemed.size >= MAX_REDEEMED_TICKETS) throw new ApiError('RATE_LIMITED', 'too many stream tickets redeemed in the last minute');
     this.#redeemed.set(claims.n, claims.e);
     const roles = Array.isArray(claims.l) ? claims.l.filter((role): role is string => typeof role === 'string') : [];
-    return { userId: claims.u, ...(claims.r === undefined ? {} : { role: claims.r }), ...(typeof claims.v === 'string' ? { credential: claims.v } : {}), roles };
+    const apiKey = typeof claims.k === 'string' && typeof claims.kv === 'string' ? { apiKey: { id: claims.k, credential: claims.kv } } : {};
+    return { userId: claims.u, ...(claims.r === undefined ? {} : { role: claims.r }), ...(typeof claims.v === 'string' ? { credential: claims.v } : {}), roles, ...apiKey };
   }
 
   #forgetExpired(now: number): void {

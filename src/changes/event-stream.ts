@@ -58,11 +58,13 @@ export function sseFrame(event: ChangeEvent): string {
  * or the client reads too slowly (then it is disconnected and resumes with Last-Event-ID).
  */
 export function openEventStream(feed: ChangeFeed, request: IncomingMessage, response: ServerResponse, options: EventStreamOptions): void {
+  // No Connection header of our own: Node answers keep-alive or close as the client asked. A
+  // forced `keep-alive` to a client that sent `Connection: close` let it reuse the connection
+  // after a stream the server ended (revoked), and Node's parser refuses a request there (400).
   response.writeHead(200, {
     ...options.headers,
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
     'x-accel-buffering': 'no',
   });
   // Sends the headers now, so the client knows it is subscribed.

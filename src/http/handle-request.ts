@@ -113,7 +113,7 @@ export function handleRequest(parts: RequestHandlerParts): (request: FastifyRequ
     }
     if (result.kind === 'events' && principal !== undefined && authenticator !== undefined && opened !== undefined) {
       // An open stream follows its caller's access: re-checked at every change of users, roles or grants.
-      const recheck = streamRecheck({ request: opened, principal, authorization: request.headers.authorization, role: headerText(request.headers['x-role']), authenticator, store, schema });
+      const recheck = streamRecheck({ request: opened, principal, authenticator, store, schema });
       const { open } = result;
       result = { kind: 'events', open: (raw, response, headers) => open(raw, response, headers, recheck) };
     }

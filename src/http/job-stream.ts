@@ -30,7 +30,6 @@ export function streamJob(job: Job, reply: FastifyReply, body: (result: ActionRe
     ...headers,
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
     'x-accel-buffering': 'no',
   });
   response.write(': started\n\n');

@@ -7,13 +7,10 @@ import type { SchemaManager } from '../schema/schema-manager.js';
 import { bothGrants, grantsOfScopes } from '../store/scope.js';
 import type { Store } from '../store/store.js';
 
-/** What re-authorizing an open stream's caller needs: the request it opened with, and the app's services. */
+/** What re-authorizing an open stream's caller needs: the request and principal it opened with, and the app's services. */
 export interface StreamCaller {
   readonly request: ApiRequest;
   readonly principal: Principal;
-  /** The Authorization header and X-Role it opened with (an API key authenticates afresh). */
-  readonly authorization: string | undefined;
-  readonly role: string | undefined;
   readonly authenticator: Authenticator;
   readonly store: Store;
   readonly schema: SchemaManager;
@@ -21,14 +18,14 @@ export interface StreamCaller {
 
 /**
  * How an open event stream's caller is authorized again after a change of users, roles or
- * grants (ChangeFeed.recheck): the principal as its user is stored now (401 STREAM_REVOKED
- * when the password changed, the user is gone or disabled, or a role was taken away), then the
- * same grants a new request would get (403 FORBIDDEN when the roles no longer read the
- * collection). Either refusal ends the stream with a `revoked` event (docs/events.md#revocation).
+ * grants (ChangeFeed.recheck): the principal as its user and API key are stored now (401
+ * STREAM_REVOKED when the password changed, the user is gone or disabled, a role was taken
+ * away, or the key was destroyed or lost its role), then the same grants a new request would
+ * get (403 FORBIDDEN when the roles no longer read the collection). Either refusal ends the stream with a `revoked` event (docs/events.md#revocation).
  */
 export function streamRecheck(caller: StreamCaller): StreamRecheck {
   return async () => {
-    const principal = await caller.authenticator.recheck(caller.principal, caller.authorization, caller.role);
+    const principal = await caller.authenticator.recheck(caller.principal);
     const request: ApiRequest = { ...caller.request, principal };
     const snapshot = caller.schema.snapshot;
     const access = await caller.authenticator.access(principal);

@@ -12,4 +12,6 @@ export interface Principal {
   readonly credential?: string;
   /** Set when the request authenticated with an API key. */
   readonly apiKeyId?: string;
+  /** An API key's credential (a digest of its stored digest): what a stream ticket asked with the key is bound to. */
+  readonly keyCredential?: string;
 }

@@ -1,3 +1,4 @@
+import { Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiFor, useDialectApp, type TestApi } from '../support/test-app.js';
@@ -9,7 +10,10 @@ import { DIALECTS } from '../support/test-database.js';
  * or deleted user, a role taken from the user, a deleted role and a revoked grant refuse the
  * stream tickets issued before (with the documented code) and end the streams open before,
  * ticket or header, with `event: revoked` (STREAM_REVOKED) and nothing after it; a ticket
- * issued after the change (once the user may read again) opens a stream that delivers.
+ * issued after the change (once the user may read again) opens a stream that delivers. The same
+ * for a stream opened with an API key (its token in the header, or a ticket asked with it): a
+ * destroyed key, its role taken from its creator or a disabled creator end it; a password change
+ * leaves it open, as it leaves the key.
  */
 
 /** How long a test waits for something the server sends (a bound, never a sleep). */
@@ -89,6 +93,26 @@ const CASES: readonly RevocationCase[] = [
   },
 ];
 
+/** One API key of a subject: its id and token. */
+interface Key {
+  readonly id: number;
+  readonly token: string;
+}
+
+interface KeyCase {
+  readonly name: string;
+  readonly revoke: (root: TestApi, subject: Subject, key: Key) => Promise<void>;
+}
+
+const KEY_CASES: readonly KeyCase[] = [
+  { name: 'API key destroyed', revoke: (root, _subject, key) => ok(root.post(`/api/apiKeys:destroy/${key.id}`)) },
+  { name: "API key's role taken from its creator", revoke: (root, subject) => ok(root.post(`/api/users:update/${subject.id}`, { roles: [KEY_MAKER] })) },
+  { name: "API key's creator disabled", revoke: (root, subject) => ok(root.post(`/api/users:update/${subject.id}`, { disabled: true })) },
+];
+
+/** A role that may make API keys (given to every subject besides its own role). */
+const KEY_MAKER = 'keyMaker';
+
 for (const dialect of DIALECTS) {
   describe(`stream revocation on ${dialect}`, () => {
     const ctx = useDialectApp(dialect, { changesPollMs: 50 });
@@ -102,8 +126,8 @@ for (const dialect of DIALECTS) {
       expect(reply.status, reply.text).toBe(200);
       return encodeURIComponent(reply.body.data.ticket as string);
     };
-    const stream = (url: string, headers: Record<string, string> = {}): SseClient => {
-      const client = openSse(`${base}${url}`, headers);
+    const stream = (url: string, headers: Record<string, string> = {}, agent?: Agent): SseClient => {
+      const client = openSse(`${base}${url}`, headers, agent);
       open.push(client);
       return client;
     };
@@ -125,6 +149,7 @@ for (const dialect of DIALECTS) {
 
     beforeAll(async () => {
       await ctx.api.collection({ name: 'notes', fields: [{ name: 'text', type: 'string' }] });
+      await ok(ctx.api.post('/api/roles:create', { name: KEY_MAKER, strategy: { actions: [] }, resources: [{ name: 'apiKeys', actions: [{ name: 'create' }] }] }), 201);
       await ctx.built.app.listen({ port: 0, host: '127.0.0.1' });
       base = `http://127.0.0.1:${(ctx.built.app.server.address() as AddressInfo).port}`;
     });
@@ -137,7 +162,7 @@ for (const dialect of DIALECTS) {
       const role = `viewer${made}`;
       await ok(ctx.api.post('/api/roles:create', GRANT(role)), 201);
       const email = `${label.replace(/\W+/g, '-')}-${made}@corral.test`;
-      const created = await ctx.api.post('/api/users:create', { email, password: 'the-first-password', roles: [role] });
+      const created = await ctx.api.post('/api/users:create', { email, password: 'the-first-password', roles: [role, KEY_MAKER] });
       expect(created.status, created.text).toBe(201);
       return { id: created.body.data.id as number, role, email, password: 'the-first-password' };
     };
@@ -172,6 +197,81 @@ for (const dialect of DIALECTS) {
         again.close();
       });
     }
+
+    it('a stream the server ended leaves its connection as the client asked: Connection: close is closed, keep-alive carries the next request', async () => {
+      for (const connection of ['close', 'keep-alive']) {
+        const subject = await subjectFor(`connection ${connection}`);
+        const headers = { ...(await signIn(subject).authHeaders()), connection };
+        // One socket: the second stream goes on the first one's connection when it is kept.
+        const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+        const first = stream('/api/notes:subscribe', headers, agent);
+        await live(first, `first ${connection}`);
+        expect((await first.headers).connection).toBe(connection);
+        await ok(ctx.api.post(`/api/users:update/${subject.id}`, { disabled: true }));
+        await within(first.ended, 'the end of the first stream');
+        expect(first.events.at(-1)?.event).toBe('revoked');
+        await ok(ctx.api.post(`/api/users:update/${subject.id}`, { disabled: false }));
+        // Before, the server answered keep-alive to Connection: close, the client reused the connection, and Node refused the request there (400).
+        const second = stream('/api/notes:subscribe', headers, agent);
+        expect(await within(second.status, 'the second answer'), await second.text).toBe(200);
+        await live(second, `second ${connection}`);
+        second.close();
+        agent.destroy();
+      }
+    });
+
+    /** An API key of the subject acting with its own role. */
+    const keyOf = async (subject: Subject): Promise<Key> => {
+      const created = await signIn(subject).post('/api/apiKeys:create', { name: 'streams', role: subject.role });
+      expect(created.status, created.text).toBe(201);
+      return { id: created.body.data.id as number, token: created.body.data.token as string };
+    };
+    const keyTicketOf = async (key: Key): Promise<string> => {
+      const reply = await ctx.built.app.inject({ method: 'POST', url: '/api/notes:subscribe', headers: { authorization: `Bearer ${key.token}` } });
+      expect(reply.statusCode, reply.body).toBe(200);
+      return encodeURIComponent(reply.json().data.ticket as string);
+    };
+
+    for (const revocation of KEY_CASES) {
+      it(`${revocation.name}: a ticket asked with the key is refused (401 STREAM_TICKET_REVOKED), streams opened with it end with event: revoked`, async () => {
+        const subject = await subjectFor(revocation.name);
+        const key = await keyOf(subject);
+        const unused = await keyTicketOf(key);
+        const byTicket = stream(`/api/notes:subscribe?ticket=${await keyTicketOf(key)}`);
+        const byHeader = stream('/api/notes:subscribe', { authorization: `Bearer ${key.token}` });
+        await live(byTicket, 'before');
+        await live(byHeader, 'before too');
+
+        await revocation.revoke(ctx.api, subject, key);
+        const after = await note('after the revocation');
+
+        for (const client of [byTicket, byHeader]) {
+          await within(client.ended, 'end of the stream');
+          const last = client.events[client.events.length - 1]!;
+          expect(last.event).toBe('revoked');
+          expect(last.data.errors[0].code).toBe('STREAM_REVOKED');
+          expect(client.events.some((event) => event.data.key === after)).toBe(false);
+        }
+        expect(await bare(unused)).toEqual([401, 'STREAM_TICKET_REVOKED']);
+      });
+    }
+
+    it("a password change leaves the streams of the user's API key open, as it leaves the key", async () => {
+      const subject = await subjectFor('key password');
+      const key = await keyOf(subject);
+      const unused = await keyTicketOf(key);
+      const byTicket = stream(`/api/notes:subscribe?ticket=${await keyTicketOf(key)}`);
+      const byHeader = stream('/api/notes:subscribe', { authorization: `Bearer ${key.token}` });
+      await live(byTicket, 'before');
+      await live(byHeader, 'before too');
+      await ok(ctx.api.post(`/api/users:update/${subject.id}`, { password: 'a-changed-password' }));
+      await live(byTicket, 'after');
+      await live(byHeader, 'after too');
+      for (const client of [byTicket, byHeader]) expect(client.events.every((event) => event.event !== 'revoked')).toBe(true);
+      const again = stream(`/api/notes:subscribe?ticket=${unused}`);
+      await live(again, 'by the ticket asked before');
+      for (const client of [byTicket, byHeader, again]) client.close();
+    });
 
     it('a change that leaves the caller its access keeps the stream open and delivering', async () => {
       const subject = await subjectFor('unrelated');

@@ -1,4 +1,4 @@
-import { request as httpRequest, type ClientRequest } from 'node:http';
+import { request as httpRequest, type Agent, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
 
 export interface SseEvent {
   id: number;
@@ -10,8 +10,12 @@ export interface SseEvent {
 export interface SseClient {
   readonly events: SseEvent[];
   readonly status: Promise<number>;
+  /** The answer's headers ({} when the request failed). */
+  readonly headers: Promise<IncomingHttpHeaders>;
   /** The `x-corral-worker` header of the answer (which worker serves the stream), '' without one. */
   readonly worker: Promise<string>;
+  /** The body of an answer that is not an event stream (an error's JSON), '' for a stream. */
+  readonly text: Promise<string>;
   /** Resolves once `events` holds at least `n` events (rejects after `timeoutMs`). */
   waitFor(n: number, timeoutMs?: number): Promise<void>;
   /** Resolves when the server ends the stream. */
@@ -19,7 +23,8 @@ export interface SseClient {
   close(): void;
 }
 
-export function openSse(url: string, headers: Record<string, string> = {}): SseClient {
+/** `agent`: the connection pool to use (Node's global one, which keeps connections alive, by default). */
+export function openSse(url: string, headers: Record<string, string> = {}, agent?: Agent): SseClient {
   const events: SseEvent[] = [];
   const waiters: (() => void)[] = [];
   let req!: ClientRequest;
@@ -27,13 +32,28 @@ export function openSse(url: string, headers: Record<string, string> = {}): SseC
   let resolveWorker!: (worker: string) => void;
   const worker = new Promise<string>((resolve) => (resolveWorker = resolve));
   let resolveEnded!: () => void;
+  let resolveText!: (text: string) => void;
+  let resolveHeaders!: (headers: IncomingHttpHeaders) => void;
+  const answerHeaders = new Promise<IncomingHttpHeaders>((resolve) => (resolveHeaders = resolve));
+  const text = new Promise<string>((resolve) => (resolveText = resolve));
   const status = new Promise<number>((resolve) => (resolveStatus = resolve));
   const ended = new Promise<void>((resolve) => (resolveEnded = resolve));
-  req = httpRequest(url, { headers: { accept: 'text/event-stream', ...headers } }, (res) => {
+  req = httpRequest(url, { headers: { accept: 'text/event-stream', ...headers }, ...(agent === undefined ? {} : { agent }) }, (res) => {
     resolveStatus(res.statusCode ?? 0);
+    resolveHeaders(res.headers);
     resolveWorker(String(res.headers['x-corral-worker'] ?? ''));
     res.setEncoding('utf8');
     let buffer = '';
+    if (!String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+      let body = '';
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolveText(body));
+      res.on('close', () => resolveText(body));
+      res.on('end', resolveEnded);
+      res.on('close', resolveEnded);
+      return;
+    }
+    resolveText('');
     res.on('data', (chunk: string) => {
       buffer += chunk;
       let end: number;
@@ -57,6 +77,8 @@ export function openSse(url: string, headers: Record<string, string> = {}): SseC
   req.on('error', () => {
     resolveStatus(0);
     resolveWorker('');
+    resolveText('');
+    resolveHeaders({});
     resolveEnded();
   });
   req.end();
@@ -71,5 +93,5 @@ export function openSse(url: string, headers: Record<string, string> = {}): SseC
       };
       check();
     });
-  return { events, status, worker, ended, waitFor, close: () => req.destroy() };
+  return { events, status, headers: answerHeaders, worker, text, ended, waitFor, close: () => req.destroy() };
 }
