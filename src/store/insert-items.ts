@@ -6,6 +6,7 @@ import { runWrite } from './run-write.js';
 import { bindThroughValues, checkThroughValues } from './through-values.js';
 import { refuseWrite, type UnitOfWork } from './unit-of-work.js';
 import { checkWrite } from './write-grants.js';
+import { checkAttachmentTypes } from './attachment-accept.js';
 
 /**
  * Inserts bound items in the unit's transaction, filling `sort` fields with max + 1; each is
@@ -17,6 +18,8 @@ export async function insertItems(unit: UnitOfWork, collection: Collection, item
   const rows: Row[] = [];
   for (const item of items) {
     if (action === 'create') await checkWrite(unit, collection, 'create', item);
+    // A link's junction row skips the grants (checked by the link) but not the field's `accept` list.
+    else await checkAttachmentTypes(unit, collection, item.values);
     const { values, sortFields } = item;
     for (const name of sortFields) {
       const top = await unit.db.selectFrom(collection.table).select(sql<unknown>`max(${sql.ref(collection.fields.get(name)?.column ?? name)})`.as('top')).executeTakeFirst();

@@ -5,6 +5,7 @@ import type { UnitOfWork } from './unit-of-work.js';
 import { selectWhere } from './write-rows.js';
 import { stampColumn } from '../schema/stamp-options.js';
 import { systemRule } from '../schema/system-rules.js';
+import { checkAttachmentTypes } from './attachment-accept.js';
 
 /**
  * The same answer for a link target that does not exist and one the caller cannot see, so a
@@ -31,6 +32,8 @@ export async function checkWrite(unit: UnitOfWork, collection: Collection, actio
     throw new ApiError('UPLOAD_REQUIRED', `${collection.name} rows are made by uploading a file (multipart/form-data with the file in a part named file)`);
   }
   stampWriter(unit, collection, action, bound.values);
+  // Whoever asks (root included): an attachment field's `accept` list holds on every link path.
+  await checkAttachmentTypes(unit, collection, bound.values);
   if (unit.grants.open) return;
   unit.checkWritten(collection, action, bound.given);
   if (collection.linkColumns.size === 0) return;

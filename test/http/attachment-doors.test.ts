@@ -63,6 +63,22 @@ const LINKS: Array<[string, (ids: Ids) => string, (key: number) => unknown]> = [
   ['updateAssociationValues', (ids) => `/api/notes:update?filterByTk=${ids.note}&updateAssociationValues=files`, (key) => ({ files: [key] })],
 ];
 
+/** [what, url, body for an attachment key]: links into `cover` (accept image/*) by mixed; an HTML attachment is 415 on each. */
+const COVER_LINKS: Array<[string, (ids: Ids) => string, (key: number) => unknown]> = [
+  ['cover:set', (ids) => `/api/notes/${ids.note}/cover:set`, (key) => [key]],
+  ['cover:add', (ids) => `/api/notes/${ids.note}/cover:add`, (key) => [key]],
+  ['a nested key on notes:create', () => '/api/notes:create', (key) => ({ title: 'c', cover: [key] })],
+  ['a nested {id} on notes:create', () => '/api/notes:create', (key) => ({ title: 'c', cover: [{ id: key }] })],
+  ['a nested key on notes:update', (ids) => `/api/notes:update?filterByTk=${ids.note}`, (key) => ({ cover: [key] })],
+  ['updateAssociationValues', (ids) => `/api/notes:update?filterByTk=${ids.note}&updateAssociationValues=cover`, (key) => ({ cover: [{ id: key }] })],
+  ['notes:firstOrCreate', () => '/api/notes:firstOrCreate?filterKeys=title', (key) => ({ title: 'first cover', cover: [key] })],
+  ['notes:updateOrCreate', () => '/api/notes:updateOrCreate?filterKeys=title', (key) => ({ title: 'mine', cover: [key] })],
+];
+
+/** A PNG's magic bytes and a little more: sniffed as image/png. */
+const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), randomBytes(24)]);
+const HTML = Buffer.from('<html><script>alert(1)</script></html>\n');
+
 /** The answer without what names the key (so a hidden key and a missing one compare equal). */
 function shape(reply: Reply, key: number): string {
   // Only where the answer names the key (`has no record 7`, `"missing":["7"]`): row numbers stay.
@@ -210,6 +226,75 @@ for (const dialect of DIALECTS) {
       expect(imported.status, imported.text).toBe(400);
       expect(await links()).toBe(before);
       expect((await content(ids.secret, mixedAuth)).status).toBe(404);
+    });
+
+    describe('finding 1 side effect: a field\'s accept list holds on every link path', () => {
+      let html: number;
+      let png: number;
+      let junction: { source: string; target: string };
+      const covers = async (): Promise<string> => JSON.stringify((await ctx.api.get('/api/notes:list?paginate=false&sort=id&appends=cover&fields=id')).body.data);
+
+      beforeAll(async () => {
+        const page = await upload(ctx.built, '/api/attachments:create', mixedAuth, { bytes: HTML, filename: 'cover.png', type: 'image/png' });
+        expect(page.status, page.raw.toString()).toBe(201);
+        expect(page.json.data.mimetype).toBe('text/html');
+        html = page.json.data.id;
+        const image = await upload(ctx.built, '/api/attachments:create', mixedAuth, { bytes: PNG, filename: 'real.png', type: 'image/png' });
+        expect(image.status, image.raw.toString()).toBe(201);
+        expect(image.json.data.mimetype).toBe('image/png');
+        png = image.json.data.id;
+        const columns = [...ctx.built.schema.snapshot.get('notes_cover')!.linkColumns.keys()];
+        junction = { source: columns[0]!, target: columns[1]! };
+      });
+
+      const refused = (reply: Reply): void => {
+        expect(reply.status, reply.text).toBe(415);
+        expect(reply.body.errors[0].code).toBe('FILE_TYPE_NOT_ALLOWED');
+        expect(reply.body.errors[0].details).toEqual({ accept: ['image/*'], detected: 'text/html' });
+      };
+
+      it.each(COVER_LINKS)('linking an HTML attachment into cover by %s is 415, nothing written', async (_what, url, body) => {
+        const before = [await covers(), await rows()];
+        refused(await mixed.post(url(ids), body(html)));
+        expect([await covers(), await rows()]).toEqual(before);
+      });
+
+      it('root is held to the accept list too (cover:set, a nested key)', async () => {
+        const before = await covers();
+        refused(await ctx.api.post(`/api/notes/${ids.note}/cover:set`, [html]));
+        refused(await ctx.api.post('/api/notes:create', { title: 'root cover', cover: [html] }));
+        expect(await covers()).toBe(before);
+      });
+
+      it('a junction row of cover naming the HTML attachment, created, updated or imported, is refused', async () => {
+        const before = await covers();
+        refused(await mixed.post('/api/notes_cover:create', { [junction.source]: ids.note, [junction.target]: html }));
+        refused(await ctx.api.post('/api/notes_cover:create', { [junction.source]: ids.note, [junction.target]: html }));
+        const imported = await importCsv(ctx.built, mixedAuth, '/api/notes_cover:import', `${junction.source},${junction.target}\r\n${ids.note},${html}\r\n`);
+        expect(imported.status, imported.text).toBeGreaterThanOrEqual(400);
+        expect(imported.text).toContain('FILE_TYPE_NOT_ALLOWED');
+        expect(await covers()).toBe(before);
+        const linked = await ctx.api.post('/api/notes_cover:create', { [junction.source]: ids.note, [junction.target]: png });
+        expect(linked.status, linked.text).toBe(201);
+        const after = await covers();
+        refused(await ctx.api.post(`/api/notes_cover:update?filter=${encodeURIComponent(JSON.stringify({ [junction.source]: ids.note }))}`, { [junction.target]: html }));
+        expect(await covers()).toBe(after);
+        expect((await ctx.api.post(`/api/notes/${ids.note}/cover:set`, [])).status).toBe(200);
+      });
+
+      it('an attachment of an accepted type links on every path, and a field without accept takes any type', async () => {
+        const set = await mixed.post(`/api/notes/${ids.note}/cover:set`, [png]);
+        expect(set.status, set.text).toBe(200);
+        const nested = await mixed.post('/api/notes:create', { title: 'png cover', cover: [{ id: png }] });
+        expect(nested.status, nested.text).toBe(201);
+        const files = await mixed.post(`/api/notes/${ids.note}/files:add`, [html]);
+        expect(files.status, files.text).toBe(200);
+        const shown = await ctx.api.get(`/api/notes/${ids.note}?appends=cover,files`);
+        expect(shown.body.data.cover.map((file: { id: number }) => file.id)).toEqual([png]);
+        expect(shown.body.data.files.map((file: { id: number }) => file.id)).toContain(html);
+        expect((await mixed.post(`/api/notes/${ids.note}/files:remove`, [html])).status).toBe(200);
+        expect((await mixed.post(`/api/notes/${ids.note}/cover:set`, [])).status).toBe(200);
+      });
     });
 
     it('finding 3: a hidden attachment field hides its files; a role that sees the field downloads them', async () => {
