@@ -130,25 +130,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await propagation.start();
     files = await startAttachmentFiles({ config, store, attachments: () => schema.snapshot.get(ATTACHMENTS), storage: options.storage, log: app.log });
   } catch (error) {
-    await propagation.close();
-    await webhooks.close().catch((closeError: unknown) => app.log.error({ err: closeError }, 'stopping webhook delivery after a failed start failed'));
-    await changes.close().catch((closeError: unknown) => app.log.error({ err: closeError }, 'stopping the change feed after a failed start failed'));
-    await database.close().catch((closeError: unknown) => app.log.error({ err: closeError }, 'closing the database after a failed start failed'));
+    await closeAfterFailedStart({ app, database, changes, webhooks, propagation });
     throw error;
   }
   schema.startPolling(config.schemaPollMs);
   // A change is in force on every worker of this node before it is acknowledged (docs/auth.md#propagation).
   schema.onChanged((version) => propagation.announce({ auth: false, schemaVersion: version }));
-  if (authenticator !== undefined) {
-    // A user's roles, the scope rows they name (and the fields scope filters read) apply from the next request, here and on the other workers.
-    store.afterCommit((committed) => {
-      if (committed.get(USERS) === undefined && committed.get(ROLES) === undefined && committed.get(API_KEYS) === undefined && committed.get(SCOPES) === undefined) return undefined;
-      authenticator.forgetUsers();
-      // Before the change is acknowledged: events read from now on wait for the streams' re-checks.
-      changes.recheck();
-      return propagation.announce({ auth: true });
-    });
-  }
+  if (authenticator !== undefined) followAuthChanges(store, authenticator, changes, propagation);
 
   const metrics = await registerMetrics(app, { config: config.metrics, prefix: config.apiPrefix, database, schema, changes, webhookDeliveries: () => webhookRows.countsByStatus() });
   if (authenticator !== undefined) registerStreamTickets(app, authenticator, config.apiPrefix);
@@ -178,6 +166,29 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     files?.close();
   };
   return { app, database, schema, store, files: files!, ...(authenticator === undefined ? {} : { auth: authenticator }), changes, webhooks, propagation, close };
+}
+
+/**
+ * A user's roles, the scope rows they name (and the fields scope filters read) apply from the next
+ * request, here and on the other workers; open streams check their callers again before the
+ * change is acknowledged (docs/events.md#revocation).
+ */
+function followAuthChanges(store: Store, authenticator: Authenticator, changes: ChangeFeed, propagation: Propagation): void {
+  store.afterCommit((committed) => {
+    if (committed.get(USERS) === undefined && committed.get(ROLES) === undefined && committed.get(API_KEYS) === undefined && committed.get(SCOPES) === undefined) return undefined;
+    authenticator.forgetUsers();
+    changes.recheck();
+    return propagation.announce({ auth: true });
+  });
+}
+
+/** Undoes a start that failed half-way: pollers and feeds, then the pool; a failure to stop one is logged, not thrown. */
+async function closeAfterFailedStart(parts: Pick<BuiltApp, 'app' | 'database' | 'changes' | 'webhooks' | 'propagation'>): Promise<void> {
+  const { app } = parts;
+  await parts.propagation.close();
+  await parts.webhooks.close().catch((closeError: unknown) => app.log.error({ err: closeError }, 'stopping webhook delivery after a failed start failed'));
+  await parts.changes.close().catch((closeError: unknown) => app.log.error({ err: closeError }, 'stopping the change feed after a failed start failed'));
+  await parts.database.close().catch((closeError: unknown) => app.log.error({ err: closeError }, 'closing the database after a failed start failed'));
 }
 
 /** Stops what buildApp started: pollers and feeds first, then the server (its in-flight requests), the pool last. */

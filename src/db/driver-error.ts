@@ -5,8 +5,10 @@ import type { Dialect } from './dialect.js';
  * `schemaMoved`: a table or column the statement names is gone or changed type, because
  * another node changed the schema after this one last loaded it; reload and run again.
  * `denied`: the database role may not do this (a SELECT-only role, a read-only file or server).
+ * `invalidInput`: a bound value the column's type does not take (PostgreSQL's input functions:
+ * `inet`, `money`, … on columns of existing tables), or a type without the operator used.
  */
-export type DriverErrorKind = 'unique' | 'notNull' | 'foreignKey' | 'range' | 'conflict' | 'unavailable' | 'schemaMoved' | 'denied' | 'other';
+export type DriverErrorKind = 'unique' | 'notNull' | 'foreignKey' | 'range' | 'invalidInput' | 'conflict' | 'unavailable' | 'schemaMoved' | 'denied' | 'other';
 
 /** PostgreSQL: undefined column, undefined table, prepared statement missing. */
 const PG_SCHEMA_MOVED = new Set(['42703', '42P01', '26000']);
@@ -72,7 +74,10 @@ export function classifyDriverError(error: unknown, dialect: Dialect): Classifie
     }
     if (code === '23502') return { kind: 'notNull', subject: typeof e.column === 'string' ? e.column : undefined };
     if (code === '23503') return { kind: 'foreignKey' };
-    if (code === '22003' || code === '22001' || code === '22007' || code === '22008' || code === '22P02') return { kind: 'range' };
+    if (code === '22003' || code === '22001') return { kind: 'range' };
+    // invalid_text_representation, invalid_datetime_format, datetime_field_overflow,
+    // string_data_length_mismatch (bit(n)), undefined_function (an operator the type has not).
+    if (code === '22P02' || code === '22007' || code === '22008' || code === '22026' || code === '42883') return { kind: 'invalidInput' };
     if (code === '40P01' || code === '40001' || code === '55P03') return { kind: 'conflict' };
     if (code.startsWith('08')) return { kind: 'unavailable' };
     // insufficient_privilege; read_only_sql_transaction (a hot standby, default_transaction_read_only).

@@ -16,6 +16,8 @@ export async function openPostgres(
   const { default: pg } = await import('pg');
   const { default: Cursor } = await import('pg-cursor');
   const DATE_OID = 1082;
+  // interval: its own text (`1 day 02:00:00`), which a filter can send back, not pg's object.
+  const INTERVAL_OID = 1186;
   const keepText = (value: string): string => value;
   const instant = instantParser(pg.types.getTypeParser(TIMESTAMPTZ_OID, 'text'));
   const pool = new pg.Pool({
@@ -31,13 +33,13 @@ export async function openPostgres(
     connectionTimeoutMillis: timeouts.connectMs,
     statement_timeout: timeouts.statementMs,
     query_timeout: timeouts.statementMs + CLIENT_TIMEOUT_GRACE_MS,
-    // dateOnly stays 'YYYY-MM-DD' instead of a local-time Date; a UTC timestamptz becomes
+    // dateOnly stays 'YYYY-MM-DD' instead of a local-time Date, an interval its text; a UTC timestamptz becomes
     // the wire string at once instead of a Date (postgres-instant.ts).
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         format === 'binary'
           ? pg.types.getTypeParser(oid, format)
-          : oid === DATE_OID
+          : oid === DATE_OID || oid === INTERVAL_OID
             ? keepText
             : oid === TIMESTAMPTZ_OID
               ? instant

@@ -28,6 +28,9 @@ export function toApiError(error: unknown, dialect: Dialect, requestId: string):
   if (kind === 'unavailable') return new ApiError('DATABASE_UNAVAILABLE', undefined, { cause: error });
   if (kind === 'conflict') return new ApiError('WRITE_CONFLICT', undefined, { cause: error });
   if (kind === 'denied') return new ApiError('DATABASE_READ_ONLY', undefined, { cause: error });
+  // A value bound to a column the database's own type refuses (a column of an existing table
+  // of a type Corral does not model: native-type.ts checks the common ones before the query).
+  if (kind === 'invalidInput' || kind === 'range') return new ApiError('VALIDATION_FAILED', "a value does not fit its column's type", { cause: error });
   if (kind === 'schemaMoved') return new ApiError('SCHEMA_CHANGED', undefined, { cause: error });
   return new ApiError('INTERNAL', `internal error; the server log has the cause under request id ${requestId}`, {
     cause: error,

@@ -65,7 +65,14 @@ export async function spoolUpload(body: UploadBody, limits: ImportLimits): Promi
           else done(null, chunk);
         },
       });
-      await pipeline(part.stream, count, createWriteStream(path));
+      try {
+        await pipeline(part.stream, count, createWriteStream(path));
+      } catch (error) {
+        // A failure of the disk (an errno with a syscall) is the server's; anything else came
+        // from the body (busboy's "Unexpected end of form": a body cut before the file ended).
+        if (error instanceof UploadTooLarge || (error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string')) throw error;
+        throw new ApiError('BODY_INVALID', 'the multipart body ended before the file was complete', { cause: error });
+      }
       // busboy ends a file at the limit without an error when the plugin does not raise one.
       if ((part.stream as { truncated?: boolean }).truncated === true) throw new UploadTooLarge(limits.maxBytes);
       file = { filename: part.filename, mimetype: part.mimetype, bytes };

@@ -3,7 +3,8 @@ import type { JsonSchema } from './json-schema.js';
 
 const BIG_INT_TEXT = '^-?[0-9]+$';
 const DECIMAL_TEXT = '^-?[0-9]+(\\.[0-9]+)?$';
-const TIME_TEXT = '^[0-9]{2}:[0-9]{2}:[0-9]{2}$';
+/** HH:MM:SS; a column of an existing table may hold a fraction, and MySQL's TIME reaches ±838:59:59. */
+const TIME_TEXT = '^-?[0-9]{2,3}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,6})?$';
 
 /**
  * Each scalar type's value as it travels in a response (API.md §3): bigInt is a number while

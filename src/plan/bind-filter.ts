@@ -179,7 +179,8 @@ function fieldCondition(field: Field, operator: string, value: unknown, budget: 
     case '$empty':
     case '$notEmpty': {
       const type = field.def.type;
-      const empty = TEXT_TYPES.has(type)
+      // A column of a native type (inet, xml…) may not take '' or compare at all: empty is null there.
+      const empty = TEXT_TYPES.has(type) && field.type.capability !== 'none' && field.type.parse('', field.def).ok
         ? or([isNullNode(field), { kind: 'compare', field, op: 'eq', value: '' }])
         : type === 'array' ? or([isNullNode(field), arrayEmpty(field)]) : isNullNode(field);
       return flag(field, op, value) === (op === '$empty') ? empty : not(empty);

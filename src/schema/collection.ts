@@ -1,5 +1,6 @@
 import type { FieldType } from './field-type.js';
 import { FIELD_TYPES } from './field-types/index.js';
+import { nativeFieldType } from './native-type.js';
 import { isBuiltInField, isSystemCollection } from './protected.js';
 import { compileFieldValidator, type FieldValidator } from './field-validator.js';
 import { decoderOf } from './row-decoder.js';
@@ -148,7 +149,7 @@ export interface Collection {
 export function compileCollection(def: CollectionDef, dialect: Dialect): Collection {
   const serverManaged = systemRule(def.name)?.serverManaged;
   const fieldList: Field[] = def.fields.map((fieldDef) => {
-    const type = FIELD_TYPES[fieldDef.type];
+    const type = nativeFieldType(FIELD_TYPES[fieldDef.type], fieldDef, dialect);
     return {
       name: fieldDef.name,
       column: fieldDef.columnName ?? fieldDef.name,

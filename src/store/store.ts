@@ -321,6 +321,8 @@ export function mapConstraintError(error: unknown, collection: Collection, diale
       return new ApiError('REFERENCE_VIOLATION', undefined, extra);
     case 'range':
       return new ApiError('VALIDATION_FAILED', 'a value is out of range for its column', extra);
+    case 'invalidInput':
+      return new ApiError('VALIDATION_FAILED', "a value does not fit its column's type", extra);
     case 'unavailable':
       return new ApiError('DATABASE_UNAVAILABLE', undefined, { cause: error });
     case 'conflict':

@@ -184,12 +184,13 @@ export async function spawnCorral(options: SpawnOptions = {}): Promise<CorralPro
 }
 
 /**
- * Spawns Corral and waits until `GET /healthz` answers 200 (polled, bounded by `timeoutMs`).
+ * Spawns Corral and waits until `GET /healthz` answers 200 (polled, bounded by `timeoutMs`, a
+ * hang guard only: 30 s by default, since a loaded machine stretches a start well past 10 s).
  * If the process exits or the time runs out first, it is killed and the error carries its stderr.
  */
 export async function startCorral(options: SpawnOptions & { timeoutMs?: number } = {}): Promise<CorralProcess> {
   const proc = await spawnCorral(options);
-  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   for (;;) {
     if (proc.hasExited()) {
       const exit = await proc.exited;
@@ -204,7 +205,7 @@ export async function startCorral(options: SpawnOptions & { timeoutMs?: number }
     }
     if (Date.now() > deadline) {
       await proc.kill();
-      throw new Error(`corral was not healthy within ${options.timeoutMs ?? 10_000} ms:\n${proc.stderr()}${proc.stdout()}`);
+      throw new Error(`corral was not healthy within ${options.timeoutMs ?? 30_000} ms:\n${proc.stderr()}${proc.stdout()}`);
     }
     await sleep(50);
   }

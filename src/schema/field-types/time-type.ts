@@ -10,7 +10,9 @@ export const timeType: FieldType = {
     return ok(`${match[1]}:${match[2]}:${match[3] ?? '00'}`);
   },
   toDb: (value) => value,
-  fromDb: (raw) => String(raw).slice(0, 8),
+  // Exactly as stored, trailing zero fractions dropped: MySQL's own range reaches 838:59:59 and
+  // time(6) columns of existing tables keep their fraction ('-12:30:00.250000' → '-12:30:00.25').
+  fromDb: (raw) => String(raw).replace(/\.(\d*?)0+$/, '.$1').replace(/\.$/, ''),
   capability: 'ordered',
   options: [],
   indexable: true,

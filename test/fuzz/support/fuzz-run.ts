@@ -64,7 +64,8 @@ export function changesSeedSchema(request: FuzzRequest): boolean {
 }
 
 export function describeRequest(request: FuzzRequest): string {
-  const body = request.body === undefined ? '' : ` body=${request.body.length > 300 ? `${request.body.slice(0, 300)}… (${request.body.length} chars)` : request.body}`;
+  const text = typeof request.body === 'string' || request.body === undefined ? request.body : JSON.stringify(request.body.toString('latin1'));
+  const body = text === undefined ? '' : ` body=${text.length > 300 ? `${text.slice(0, 300)}… (${text.length} chars)` : text}`;
   return `${request.method} /api/${request.path}${request.query === '' ? '' : `?${request.query}`} headers=${JSON.stringify(Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, v.length > 80 ? `${v.slice(0, 80)}… (${v.length} chars)` : v])))}${body}`;
 }
 

@@ -15,8 +15,8 @@ export interface FuzzRequest {
   path: string;
   /** Without the leading '?'; may be empty. */
   query: string;
-  /** Raw body text; absent for no body. */
-  body?: string;
+  /** Raw body text (bytes for multipart bodies); absent for no body. */
+  body?: string | Buffer;
   headers: Record<string, string>;
 }
 
