@@ -74,13 +74,6 @@ export function sniffType(head: Buffer, declared: string | undefined): string {
   return claimed !== undefined && DECLARED_TEXT_TYPES.has(claimed) ? claimed : 'text/plain';
 }
 
-/** Whether `type` is among `accept` (exact types, or `family/*`); no list accepts every type. */
-export function acceptsType(accept: readonly string[] | undefined, type: string): boolean {
-  if (accept === undefined) return true;
-  const family = type.split('/')[0];
-  return accept.some((entry) => entry === type || entry === '*/*' || (entry.endsWith('/*') && entry.slice(0, -2) === family));
-}
-
 /** Types served `inline`: raster images, PDF and plain text, which a browser shows without running anything. */
 const INLINE_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf', 'text/plain']);
 

@@ -61,3 +61,10 @@ export function attachmentRelationInput(input: Record<string, unknown>, sourceNa
     options,
   };
 }
+
+/** Whether `type` is among `accept` (exact types, or `family/*`); no list accepts every type. */
+export function acceptsType(accept: readonly string[] | undefined, type: string): boolean {
+  if (accept === undefined) return true;
+  const family = type.split('/')[0];
+  return accept.some((entry) => entry === type || entry === '*/*' || (entry.endsWith('/*') && entry.slice(0, -2) === family));
+}

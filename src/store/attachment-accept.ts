@@ -1,6 +1,5 @@
 import { ApiError } from '../errors/api-error.js';
-import { acceptsType } from '../files/sniff-type.js';
-import { ATTACHMENTS } from '../schema/attachment-field.js';
+import { acceptsType, ATTACHMENTS } from '../schema/attachment-field.js';
 import type { BelongsToMany, Collection } from '../schema/collection.js';
 import type { UnitOfWork } from './unit-of-work.js';
 import { selectWhere } from './write-rows.js';

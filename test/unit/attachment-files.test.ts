@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { attachmentRelationInput, isAttachmentInput } from '../../src/schema/attachment-field.js';
 import { contentDisposition, extnameOf, safeFilename } from '../../src/files/safe-filename.js';
-import { acceptsType, isInlineType, sniffType } from '../../src/files/sniff-type.js';
+import { isInlineType, sniffType } from '../../src/files/sniff-type.js';
+import { acceptsType } from '../../src/schema/attachment-field.js';
 import { KeyLocks } from '../../src/files/key-locks.js';
 import { parseRange } from '../../src/request/byte-range.js';
 import { JPEG, PDF, PNG, SVG } from '../support/multipart.js';
